@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qNVRAM on-media format: sealing, validation and space accounting of the
+ * pool metadata and of flash images. Pure functions over the structs of
+ * qnvram_format.h; callers hold whatever lock protects them.
+ */
+#include "qnvram_format.h"
+
+static u32 qnvram_meta_crc(const struct qnvram_meta *meta)
+{
+	struct qnvram_meta_header hdr = meta->hdr;
+	u32 crc;
+
+	hdr.crc = 0;
+	crc = qnvram_crc32(0, &hdr, sizeof(hdr));
+	return qnvram_crc32(crc, meta->entries, sizeof(meta->entries));
+}
+
+/**
+ * qnvram_meta_format() - make @meta an empty table for a new pool
+ * @meta: the metadata to fill (QNVRAM_META_SLOT_BYTES at most)
+ * @pool_bytes: the pool's size, bytes
+ *
+ * Generation starts at 1. The caller seals and stores it.
+ */
+void qnvram_meta_format(struct qnvram_meta *meta, u64 pool_bytes)
+{
+	memset(meta, 0, sizeof(*meta));
+	meta->hdr.magic = cpu_to_le64(QNVRAM_META_MAGIC);
+	meta->hdr.version = cpu_to_le32(QNVRAM_FORMAT_VERSION);
+	meta->hdr.nr_entries = cpu_to_le32(QNVRAM_MAX_REGIONS);
+	meta->hdr.pool_bytes = cpu_to_le64(pool_bytes);
+	meta->hdr.generation = cpu_to_le64(1);
+	meta->hdr.data_offset = cpu_to_le64(QNVRAM_DATA_OFFSET);
+}
+
+/**
+ * qnvram_meta_seal() - set the checksum of @meta after a change
+ * @meta: the metadata
+ */
+void qnvram_meta_seal(struct qnvram_meta *meta)
+{
+	meta->hdr.crc = cpu_to_le32(qnvram_meta_crc(meta));
+}
+
+static bool qnvram_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static int qnvram_entry_validate(const struct qnvram_meta *meta, int i,
+				 u64 pool_bytes, const char **why)
+{
+	const struct qnvram_region_entry *e = &meta->entries[i];
+	u32 flags = le32_to_cpu(e->flags);
+	u64 off = le64_to_cpu(e->offset);
+	u64 len = le64_to_cpu(e->length);
+	int j;
+
+	if (!flags) {
+		if (e->uid || e->magic || e->data_crc || e->offset ||
+		    e->length) {
+			*why = "free table entry is not zeroed";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!(flags & QNVRAM_ENTRY_USED) || (flags & ~QNVRAM_ENTRY_ALL)) {
+		*why = "table entry has unknown flags";
+		return -EINVAL;
+	}
+	if (!len || len % QNVRAM_GRANULE || off % QNVRAM_GRANULE) {
+		*why = "region offset or length not granule aligned";
+		return -EINVAL;
+	}
+	if (!(flags & QNVRAM_ENTRY_SWAPPED) &&
+	    (off < QNVRAM_DATA_OFFSET || off > pool_bytes ||
+	     len > pool_bytes - off)) {
+		*why = "resident region outside the data area";
+		return -EINVAL;
+	}
+	if ((flags & QNVRAM_ENTRY_SWAPPED) && off + len < off) {
+		*why = "swapped region range wraps";
+		return -EINVAL;
+	}
+	for (j = 0; j < i; j++) {
+		const struct qnvram_region_entry *o = &meta->entries[j];
+		u32 oflags = le32_to_cpu(o->flags);
+
+		if (!oflags)
+			continue;
+		if (o->uid == e->uid && o->magic == e->magic) {
+			*why = "two regions with the same uid and magic";
+			return -EINVAL;
+		}
+		if ((oflags & QNVRAM_ENTRY_SWAPPED) ==
+		    (flags & QNVRAM_ENTRY_SWAPPED) &&
+		    qnvram_ranges_overlap(off, len, le64_to_cpu(o->offset),
+					  le64_to_cpu(o->length))) {
+			*why = "regions overlap";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/**
+ * qnvram_meta_validate() - check that @meta is a sound table for a pool
+ * @meta: metadata as read from the pool or an image (untrusted)
+ * @pool_bytes: the size of the pool it must describe, bytes
+ * @why: set to a static string naming the first problem found
+ *
+ * Return: 0 if sound; -EBADMSG if magic, version or checksum are wrong
+ * (not a table, or a torn write); -EINVAL if it is sealed but its
+ * geometry or entries are inconsistent (a different pool size, regions
+ * out of range or overlapping, duplicate names).
+ */
+int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
+			 const char **why)
+{
+	const struct qnvram_meta_header *h = &meta->hdr;
+	int i, ret;
+
+	if (le64_to_cpu(h->magic) != QNVRAM_META_MAGIC) {
+		*why = "no metadata magic";
+		return -EBADMSG;
+	}
+	if (le32_to_cpu(h->version) != QNVRAM_FORMAT_VERSION) {
+		*why = "unknown metadata version";
+		return -EBADMSG;
+	}
+	if (le32_to_cpu(h->crc) != qnvram_meta_crc(meta)) {
+		*why = "metadata checksum mismatch";
+		return -EBADMSG;
+	}
+	if (le64_to_cpu(h->pool_bytes) != pool_bytes) {
+		*why = "metadata is for a pool of another size";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(h->nr_entries) != QNVRAM_MAX_REGIONS ||
+	    le64_to_cpu(h->data_offset) != QNVRAM_DATA_OFFSET ||
+	    !le64_to_cpu(h->generation)) {
+		*why = "metadata geometry mismatch";
+		return -EINVAL;
+	}
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		ret = qnvram_entry_validate(meta, i, pool_bytes, why);
+		if (ret)
+			return ret;
+	}
+	*why = "ok";
+	return 0;
+}
+
+/**
+ * qnvram_meta_pick() - choose the current one of the two metadata slots
+ * @slot0: metadata slot 0 (untrusted)
+ * @slot1: metadata slot 1 (untrusted)
+ * @pool_bytes: the pool's size, bytes
+ *
+ * Return: 0 or 1, the valid slot with the higher generation; -EBADMSG if
+ * neither is valid.
+ */
+int qnvram_meta_pick(const struct qnvram_meta *slot0,
+		     const struct qnvram_meta *slot1, u64 pool_bytes)
+{
+	const char *why;
+	bool ok0 = !qnvram_meta_validate(slot0, pool_bytes, &why);
+	bool ok1 = !qnvram_meta_validate(slot1, pool_bytes, &why);
+
+	if (ok0 && ok1)
+		return le64_to_cpu(slot1->hdr.generation) >
+		       le64_to_cpu(slot0->hdr.generation);
+	if (ok0)
+		return 0;
+	if (ok1)
+		return 1;
+	return -EBADMSG;
+}
+
+/**
+ * qnvram_meta_find() - look a region up by its name
+ * @meta: valid metadata
+ * @uid: owner
+ * @magic: name
+ *
+ * Return: the entry index, or -ENOENT.
+ */
+int qnvram_meta_find(const struct qnvram_meta *meta, u32 uid, u32 magic)
+{
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &meta->entries[i];
+
+		if (e->flags && le32_to_cpu(e->uid) == uid &&
+		    le32_to_cpu(e->magic) == magic)
+			return i;
+	}
+	return -ENOENT;
+}
+
+/**
+ * qnvram_meta_free_slot() - find an unused table entry
+ * @meta: valid metadata
+ *
+ * Return: the lowest free entry index, or -ENOSPC when the table is full.
+ */
+int qnvram_meta_free_slot(const struct qnvram_meta *meta)
+{
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+		if (!meta->entries[i].flags)
+			return i;
+	return -ENOSPC;
+}
+
+static bool qnvram_entry_in_area(const struct qnvram_region_entry *e,
+				 bool swapped)
+{
+	u32 flags = le32_to_cpu(e->flags);
+
+	return flags && !!(flags & QNVRAM_ENTRY_SWAPPED) == swapped;
+}
+
+/*
+ * Walk the free ranges of an area in address order. Each call returns the
+ * free range that starts at or after @pos, or false when there is none.
+ * O(n^2) over a 256-entry table: cheap next to the metadata persist that
+ * every caller does afterwards.
+ */
+static bool qnvram_next_free(const struct qnvram_meta *meta, bool swapped,
+			     u64 pos, u64 area_end, u64 *start, u64 *end)
+{
+	bool moved;
+	int i;
+
+	do {
+		moved = false;
+		for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+			const struct qnvram_region_entry *e =
+				&meta->entries[i];
+			u64 off = le64_to_cpu(e->offset);
+			u64 len = le64_to_cpu(e->length);
+
+			if (qnvram_entry_in_area(e, swapped) &&
+			    off <= pos && pos < off + len) {
+				pos = off + len;
+				moved = true;
+			}
+		}
+	} while (moved);
+	if (pos >= area_end)
+		return false;
+	*start = pos;
+	*end = area_end;
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &meta->entries[i];
+		u64 off = le64_to_cpu(e->offset);
+
+		if (qnvram_entry_in_area(e, swapped) && off > pos &&
+		    off < *end)
+			*end = off;
+	}
+	return true;
+}
+
+/**
+ * qnvram_meta_find_gap() - first-fit search for free space in an area
+ * @meta: valid metadata
+ * @swapped: search the swap area (between swapped entries) instead of
+ *	the pool's data area (between resident entries)
+ * @area_start: first usable byte of the area, granule aligned
+ * @area_end: end of the area, bytes
+ * @length: bytes wanted, a multiple of QNVRAM_GRANULE
+ * @offset: set to the start of the lowest free range that fits
+ *
+ * Return: 0, or -ENOSPC when no free range is large enough.
+ */
+int qnvram_meta_find_gap(const struct qnvram_meta *meta, bool swapped,
+			 u64 area_start, u64 area_end, u64 length,
+			 u64 *offset)
+{
+	u64 pos = area_start, start, end;
+
+	while (qnvram_next_free(meta, swapped, pos, area_end, &start, &end)) {
+		if (end - start >= length) {
+			*offset = start;
+			return 0;
+		}
+		pos = end;
+	}
+	return -ENOSPC;
+}
+
+/**
+ * qnvram_meta_space() - free space and fragmentation of an area
+ * @meta: valid metadata
+ * @swapped: the swap area instead of the pool's data area
+ * @area_start: first usable byte of the area
+ * @area_end: end of the area, bytes
+ * @space: filled with free bytes, the largest free range and the number
+ *	of free ranges
+ */
+void qnvram_meta_space(const struct qnvram_meta *meta, bool swapped,
+		       u64 area_start, u64 area_end,
+		       struct qnvram_space *space)
+{
+	u64 pos = area_start, start, end;
+
+	memset(space, 0, sizeof(*space));
+	while (qnvram_next_free(meta, swapped, pos, area_end, &start, &end)) {
+		space->free_bytes += end - start;
+		if (end - start > space->largest_free_bytes)
+			space->largest_free_bytes = end - start;
+		space->nr_free_ranges++;
+		pos = end;
+	}
+}
+
+/**
+ * qnvram_meta_uid_bytes() - bytes held by one uid, resident or swapped
+ * @meta: valid metadata
+ * @uid: the owner
+ *
+ * Return: the sum of the lengths of @uid's regions, bytes.
+ */
+u64 qnvram_meta_uid_bytes(const struct qnvram_meta *meta, u32 uid)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &meta->entries[i];
+
+		if (e->flags && le32_to_cpu(e->uid) == uid)
+			sum += le64_to_cpu(e->length);
+	}
+	return sum;
+}
+
+static u32 qnvram_img_crc(const struct qnvram_img_header *hdr)
+{
+	struct qnvram_img_header copy = *hdr;
+
+	copy.crc = 0;
+	return qnvram_crc32(0, &copy, sizeof(copy));
+}
+
+/**
+ * qnvram_img_seal() - set the checksum of an image header
+ * @hdr: the header, all other fields set
+ */
+void qnvram_img_seal(struct qnvram_img_header *hdr)
+{
+	hdr->crc = cpu_to_le32(qnvram_img_crc(hdr));
+}
+
+/**
+ * qnvram_img_validate() - check an image header read from flash
+ * @hdr: the header (untrusted)
+ * @pool_bytes: the size of the pool it must fit, bytes
+ * @why: set to a static string naming the first problem found
+ *
+ * Only the header: the caller checks the metadata copy against
+ * @hdr->meta_crc with qnvram_meta_validate() and each region's data_crc.
+ *
+ * Return: 0; -EBADMSG for no image or a torn one; -EINVAL for an image of
+ * a pool of another size.
+ */
+int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
+			const char **why)
+{
+	if (le64_to_cpu(hdr->magic) != QNVRAM_IMG_MAGIC) {
+		*why = "no image magic";
+		return -EBADMSG;
+	}
+	if (le32_to_cpu(hdr->version) != QNVRAM_FORMAT_VERSION) {
+		*why = "unknown image version";
+		return -EBADMSG;
+	}
+	if (le32_to_cpu(hdr->crc) != qnvram_img_crc(hdr)) {
+		*why = "image header checksum mismatch";
+		return -EBADMSG;
+	}
+	if (le64_to_cpu(hdr->pool_bytes) != pool_bytes) {
+		*why = "image is of a pool of another size";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(hdr->nr_regions) > QNVRAM_MAX_REGIONS ||
+	    !le64_to_cpu(hdr->seq)) {
+		*why = "image header fields out of range";
+		return -EINVAL;
+	}
+	*why = "ok";
+	return 0;
+}
+
+/**
+ * qnvram_img_pick() - choose the current one of the two image slots
+ * @slot0: header of image slot 0 (untrusted)
+ * @slot1: header of image slot 1 (untrusted)
+ * @pool_bytes: the pool's size, bytes
+ *
+ * Return: 0 or 1, the valid slot with the higher sequence number; -ENOENT
+ * if neither holds a valid image.
+ */
+int qnvram_img_pick(const struct qnvram_img_header *slot0,
+		    const struct qnvram_img_header *slot1, u64 pool_bytes)
+{
+	const char *why;
+	bool ok0 = !qnvram_img_validate(slot0, pool_bytes, &why);
+	bool ok1 = !qnvram_img_validate(slot1, pool_bytes, &why);
+
+	if (ok0 && ok1)
+		return le64_to_cpu(slot1->seq) > le64_to_cpu(slot0->seq);
+	if (ok0)
+		return 0;
+	if (ok1)
+		return 1;
+	return -ENOENT;
+}

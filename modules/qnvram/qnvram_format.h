@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * qNVRAM on-media format: the pool's metadata and the flash image.
+ *
+ * This file and qnvram_format.c are pure logic with no kernel state, so
+ * the host unit tests (tests/unit/) build them unchanged against a shim.
+ *
+ * Pool (reserved DRAM), all little-endian:
+ *
+ *   0      meta slot 0   struct qnvram_meta (header + region table)
+ *   16K    meta slot 1   the same; the valid slot with the higher
+ *                        generation is the current one
+ *   64K    data area     regions, QNVRAM_GRANULE aligned, up to pool end
+ *
+ * A metadata update writes the whole new metadata into the older slot,
+ * checksum last, then persists it: a reset at any instant leaves either
+ * the old slot (new one torn: bad checksum) or the new one current.
+ *
+ * Backing device (flash), all little-endian:
+ *
+ *   0                   image slot 0: header block, metadata, data area
+ *   image_bytes         image slot 1: the same; the valid slot with the
+ *                       higher sequence number is the current image
+ *   2 * image_bytes     swap area: regions swapped out of the pool
+ *
+ * where image_bytes = QNVRAM_IMG_HDR_BYTES + pool bytes. A flush writes the
+ * older image slot: region data (checksummed as it is copied), then the
+ * metadata, then the header; each header names its metadata checksum, so a
+ * torn flush leaves the previous image current.
+ */
+#ifndef _QNVRAM_FORMAT_H
+#define _QNVRAM_FORMAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/crc32.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
+/* CRC-32 (IEEE 802.3), chained like zlib's crc32(): start with 0. */
+#define qnvram_crc32(crc, p, len)	(~crc32_le(~(crc), (p), (len)))
+#else
+#include "qnvram_host_shim.h"
+#endif
+
+#define QNVRAM_FORMAT_VERSION	1
+
+#define QNVRAM_META_MAGIC	0x31415445_4d564e51ULL	/* "QNVMETA1" */
+#define QNVRAM_IMG_MAGIC	0x31474d49_4d564e51ULL	/* "QNVMIMG1" */
+
+/* Region offsets and lengths are multiples of this many bytes. */
+#define QNVRAM_GRANULE		4096ULL
+/* Regions per pool: one table entry each. */
+#define QNVRAM_MAX_REGIONS	256
+/* Bytes per metadata slot, and where the data area starts (64 KiB aligned
+ * so that 64 KiB-page kernels can map regions too).
+ */
+#define QNVRAM_META_SLOT_BYTES	(16ULL * 1024)
+#define QNVRAM_NR_META_SLOTS	2
+#define QNVRAM_DATA_OFFSET	(64ULL * 1024)
+/* Smallest pool that holds the metadata and one region. */
+#define QNVRAM_MIN_POOL_BYTES	(QNVRAM_DATA_OFFSET + QNVRAM_GRANULE)
+/* The image header block, bytes. */
+#define QNVRAM_IMG_HDR_BYTES	4096ULL
+#define QNVRAM_NR_IMG_SLOTS	2
+
+/* struct qnvram_region_entry.flags */
+#define QNVRAM_ENTRY_USED	(1U << 0)	/* the slot describes a region */
+#define QNVRAM_ENTRY_SWAPPED	(1U << 1)	/* data is in the swap area */
+#define QNVRAM_ENTRY_ALL	(QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED)
+
+/**
+ * struct qnvram_region_entry - one region in the table
+ * @flags: QNVRAM_ENTRY_*; 0 for a free slot (all other fields 0 too)
+ * @uid: owner's uid
+ * @magic: the owner's name for it; (uid, magic) is unique
+ * @data_crc: CRC-32 of the data as last written to the backing device:
+ *	at swap-out for a swapped entry, at flush in an image's metadata copy
+ *	for a resident one; 0 for a resident entry in the pool
+ * @offset: bytes; from the pool start when resident, from the swap area
+ *	start when swapped
+ * @length: bytes, a multiple of QNVRAM_GRANULE, > 0
+ */
+struct qnvram_region_entry {
+	__le32 flags;
+	__le32 uid;
+	__le32 magic;
+	__le32 data_crc;
+	__le64 offset;
+	__le64 length;
+};
+
+/**
+ * struct qnvram_meta_header - head of a metadata slot
+ * @magic: QNVRAM_META_MAGIC
+ * @version: QNVRAM_FORMAT_VERSION
+ * @nr_entries: QNVRAM_MAX_REGIONS
+ * @pool_bytes: size of the pool this metadata describes
+ * @generation: bumped by every update; the higher valid slot wins
+ * @data_offset: QNVRAM_DATA_OFFSET
+ * @crc: CRC-32 of the whole struct qnvram_meta with @crc = 0
+ * @reserved: 0
+ */
+struct qnvram_meta_header {
+	__le64 magic;
+	__le32 version;
+	__le32 nr_entries;
+	__le64 pool_bytes;
+	__le64 generation;
+	__le64 data_offset;
+	__le32 crc;
+	__le32 reserved[5];
+};
+
+/**
+ * struct qnvram_meta - one metadata slot's contents
+ * @hdr: header
+ * @entries: region table
+ */
+struct qnvram_meta {
+	struct qnvram_meta_header hdr;
+	struct qnvram_region_entry entries[QNVRAM_MAX_REGIONS];
+};
+
+/**
+ * struct qnvram_img_header - first block of an image slot on the backing
+ *	device; the slot's metadata copy follows at QNVRAM_IMG_HDR_BYTES and
+ *	the data area at QNVRAM_IMG_HDR_BYTES + QNVRAM_DATA_OFFSET
+ * @magic: QNVRAM_IMG_MAGIC
+ * @version: QNVRAM_FORMAT_VERSION
+ * @nr_regions: resident regions whose data the image holds
+ * @pool_bytes: size of the pool the image was taken from
+ * @seq: flush sequence number; the higher valid slot wins
+ * @meta_crc: CRC-32 of the metadata copy (its hdr.crc)
+ * @crc: CRC-32 of this struct with @crc = 0
+ * @reserved: 0
+ *
+ * Every resident entry of the metadata copy carries its own data_crc, so a
+ * restore can drop a single damaged region and keep the rest.
+ */
+struct qnvram_img_header {
+	__le64 magic;
+	__le32 version;
+	__le32 nr_regions;
+	__le64 pool_bytes;
+	__le64 seq;
+	__le32 meta_crc;
+	__le32 crc;
+	__le32 reserved[6];
+};
+
+/**
+ * struct qnvram_space - free space of one area (pool data area or swap)
+ * @free_bytes: bytes in no region
+ * @largest_free_bytes: the largest contiguous free range, bytes
+ * @nr_free_ranges: free ranges (fragments)
+ */
+struct qnvram_space {
+	u64 free_bytes;
+	u64 largest_free_bytes;
+	u32 nr_free_ranges;
+};
+
+void qnvram_meta_format(struct qnvram_meta *meta, u64 pool_bytes);
+void qnvram_meta_seal(struct qnvram_meta *meta);
+int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
+			 const char **why);
+int qnvram_meta_pick(const struct qnvram_meta *slot0,
+		     const struct qnvram_meta *slot1, u64 pool_bytes);
+int qnvram_meta_find(const struct qnvram_meta *meta, u32 uid, u32 magic);
+int qnvram_meta_free_slot(const struct qnvram_meta *meta);
+int qnvram_meta_find_gap(const struct qnvram_meta *meta, bool swapped,
+			 u64 area_start, u64 area_end, u64 length,
+			 u64 *offset);
+void qnvram_meta_space(const struct qnvram_meta *meta, bool swapped,
+		       u64 area_start, u64 area_end,
+		       struct qnvram_space *space);
+u64 qnvram_meta_uid_bytes(const struct qnvram_meta *meta, u32 uid);
+
+void qnvram_img_seal(struct qnvram_img_header *hdr);
+int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
+			const char **why);
+int qnvram_img_pick(const struct qnvram_img_header *slot0,
+		    const struct qnvram_img_header *slot1, u64 pool_bytes);
+
+/* Bytes of one image slot on the backing device for a pool of @pool_bytes. */
+static inline u64 qnvram_img_slot_bytes(u64 pool_bytes)
+{
+	return QNVRAM_IMG_HDR_BYTES + pool_bytes;
+}
+
+/* Where the swap area starts on the backing device, bytes. */
+static inline u64 qnvram_swap_start(u64 pool_bytes)
+{
+	return QNVRAM_NR_IMG_SLOTS * qnvram_img_slot_bytes(pool_bytes);
+}
+
+#endif /* _QNVRAM_FORMAT_H */
