@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+# mobio VM bench guest library: sourced by /init and by every test script.
+#
+# Results and requests go to the host as "MOBIO ..." lines on /dev/ttyS1; the
+# host answers on the same port (read through fd 7, opened by /init).  The state
+# disk (/dev/vda) holds a small key/value store in two 64 KiB A/B slots, so a
+# reset in the middle of a write leaves the previous state readable.
+#
+# API (see docs/vm-bench.md):
+#   pass NAME / fail NAME "expected X, saw Y" / check_eq NAME EXPECTED ACTUAL
+#   MOBIO_BOOT            1 on the first boot of the test, +1 on every later boot
+#   state_set K V / state_get K
+#   request_warm_reboot   sysrq b: QEMU resets, RAM kept
+#   request_power_key MS  the host holds the power key MS ms; returns when released
+#   request_cold_cycle    the host ends this QEMU and starts a new one (RAM gone)
+#   request_reset         the host does QMP system_reset now
+#   request_reset_after MS|MIN-MAX|random  the host resets after that delay; returns at once
+#   finish                the test is done: power off
+#   log MSG               a line on the console
+
+MOBIO_RES=/dev/ttyS1
+MOBIO_STATE_DEV=${MOBIO_STATE_DEV:-/dev/vda}
+MOBIO_STATE_SLOT=65536
+
+_mobio_say() {
+	echo "MOBIO $*" >$MOBIO_RES
+}
+
+log() {
+	echo "mobio: $*"
+}
+
+pass() {
+	_mobio_say "RESULT PASS $1"
+	echo "mobio: PASS $1"
+}
+
+fail() {
+	_mobio_say "RESULT FAIL $1 $2"
+	echo "mobio: FAIL $1: $2"
+}
+
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected $2, saw $3"
+	fi
+}
+
+# The bench treats a kernel splat before this marker as its own flake.
+insmod() {
+	case "$1" in
+	/mobio/*)
+		if [ ! -e /tmp/.mobio_first_insmod ]; then
+			: >/tmp/.mobio_first_insmod
+			echo "<4>mobio: first insmod $1" >/dev/kmsg
+		fi
+		;;
+	esac
+	command insmod "$@"
+}
+
+# --- state disk ------------------------------------------------------------------
+# slot N valid -> prints its sequence number; its body is left in /tmp/.mobio_st$N
+_state_slot() {
+	local h t seq
+	dd if="$MOBIO_STATE_DEV" bs=$MOBIO_STATE_SLOT skip="$1" count=1 2>/dev/null |
+		tr -d '\000' >/tmp/.mobio_st"$1"
+	h=$(head -n 1 /tmp/.mobio_st"$1")
+	t=$(tail -n 1 /tmp/.mobio_st"$1")
+	case "$h" in
+	"MOBIOSTATE "*)
+		seq=${h#MOBIOSTATE }
+		[ "$t" = "MOBIOEND $seq" ] && echo "$seq"
+		;;
+	esac
+	return 0
+}
+
+# newest valid slot -> _st_seq, body (K=V lines) in /tmp/.mobio_state
+_state_load() {
+	local s0 s1 slot
+	s0=$(_state_slot 0)
+	s1=$(_state_slot 1)
+	_st_seq=0
+	slot=
+	if [ -n "$s0" ]; then
+		_st_seq=$s0
+		slot=0
+	fi
+	if [ -n "$s1" ] && [ "$s1" -gt "$_st_seq" ]; then
+		_st_seq=$s1
+		slot=1
+	fi
+	if [ -n "$slot" ]; then
+		sed '1d;$d' /tmp/.mobio_st$slot >/tmp/.mobio_state
+	else
+		: >/tmp/.mobio_state
+	fi
+}
+
+state_get() {
+	_state_load
+	sed -n "s/^$1=//p" /tmp/.mobio_state | tail -n 1
+}
+
+state_set() {
+	local seq
+	_state_load
+	seq=$((_st_seq + 1))
+	{
+		echo "MOBIOSTATE $seq"
+		grep -v "^$1=" /tmp/.mobio_state || :
+		echo "$1=$2"
+		echo "MOBIOEND $seq"
+	} >/tmp/.mobio_st.w
+	if [ "$(wc -c </tmp/.mobio_st.w)" -gt $MOBIO_STATE_SLOT ]; then
+		echo "mobio: state store full (64 KiB)" >&2
+		return 1
+	fi
+	dd if=/tmp/.mobio_st.w of="$MOBIO_STATE_DEV" bs=$MOBIO_STATE_SLOT seek=$((seq % 2)) \
+		count=1 conv=sync,notrunc,fsync 2>/dev/null
+}
+
+# called once per boot by /init
+mobio_boot_begin() {
+	local b
+	b=$(state_get MOBIO_BOOT)
+	MOBIO_BOOT=$((${b:-0} + 1))
+	export MOBIO_BOOT
+	state_set MOBIO_BOOT "$MOBIO_BOOT"
+	_mobio_say "BOOT $MOBIO_BOOT"
+}
+
+# --- requests to the host ----------------------------------------------------------
+request_warm_reboot() {
+	sync
+	_mobio_say "REQ warm_reboot"
+	echo "mobio: warm reboot (sysrq b)"
+	echo b >/proc/sysrq-trigger
+	sleep 600
+}
+
+# wait for "DONE <id>" from the host on fd 7, at most $2 s
+_mobio_wait_done() {
+	local line
+	while read -t "$2" -r line <&7; do
+		case "$line" in
+		*"DONE $1"*) return 0 ;;
+		esac
+	done
+	echo "mobio: no answer from the host for $1" >&2
+	return 1
+}
+
+request_power_key() {
+	local id
+	id="pk$$.$(cut -d' ' -f1 /proc/uptime)"
+	_mobio_say "REQ power_key $1 $id"
+	_mobio_wait_done "$id" $(($1 / 1000 + 60))
+}
+
+request_cold_cycle() {
+	sync
+	_mobio_say "REQ cold_cycle"
+	echo "mobio: cold cycle requested"
+	sleep 600
+}
+
+request_reset() {
+	sync
+	_mobio_say "REQ reset"
+	echo "mobio: reset requested"
+	sleep 600
+}
+
+request_reset_after() {
+	_mobio_say "REQ reset_after ${1:-random}"
+}
+
+finish() {
+	sync
+	_mobio_say "FINISH"
+	echo "mobio: finish"
+	poweroff -f
+	sleep 600
+}

@@ -1,0 +1,1003 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""mobio VM bench: boots Debian's kernels in QEMU and runs guest test scripts.
+
+USAGE
+    tests/vm/run.py test  --kver KVER NAME...   run guest tests on one kernel
+    tests/vm/run.py check [--kver KVER] [NAME...]
+                                                every test (or NAME...) on every
+                                                kernel of scripts/kernels.sh
+    tests/vm/run.py shell --kver KVER           interactive VM, serial on stdio
+    tests/vm/run.py initramfs --kver KVER       only build the initramfs
+    tests/vm/run.py bootprobe --kver KVER       time bzImage against PVH vmlinux
+
+A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
+    # vm-timeout: 300            seconds for the whole test, all boots included
+    # vm-mem: 1024               guest RAM in MiB
+    # vm-memmap: 32M$0x30000000  reserved RAM (memmap= on the kernel command line)
+    # vm-disk: flash 128M        an extra raw virtio disk, $DISK_flash in the guest
+    # vm-kmod: null_blk zram     Debian kernel modules (and their deps) to ship
+    # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship
+    # vm-append: foo=bar         more kernel command line
+The guest side (tests/vm/guest/lib.sh) prints "MOBIO ..." lines on /dev/ttyS1,
+which is a unix socket to this runner; see docs/vm-bench.md for the protocol.
+
+IMPLEMENTATION NOTES
+    One QEMU at a time (2 cores: two VMs halve each other).  Every QEMU runs under a
+    deadline and is killed on every failure path, including Ctrl-C.  Console lines
+    are scanned for kernel splats; one before "mobio: first insmod" is a bench
+    flake and the test is run once more.
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import lzma
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+VMDIR = os.path.join(TOP, "tests", "vm")
+GUEST = os.path.join(VMDIR, "guest")
+BUILD = os.path.join(TOP, "build")
+
+DEFAULT_TIMEOUT_S = 300
+DEFAULT_MEM_MB = 1024
+STATE_DISK_BYTES = 1 << 20          # two 64 KiB A/B slots, rounded up
+SPLAT_GRACE_S = 3.0                 # keep reading the console after a splat
+POWEROFF_GRACE_S = 15.0             # FINISH seen -> QEMU should exit by itself
+RESET_RANDOM_MS = (0, 3000)         # "request_reset_after random"
+
+# kernel console lines that fail a run (only lines with a printk timestamp)
+SPLAT_RE = re.compile(r"WARNING:|BUG:|Oops|general protection|lockdep|KASAN|"
+                      r"Kernel panic|Call Trace")
+KLINE_RE = re.compile(r"^\[\s*\d+\.\d+\]")
+FIRST_INSMOD = "mobio: first insmod"
+
+# modules every initramfs loads at boot: the virtio block stack and evdev
+BASE_KMODS = ["virtio_pci", "virtio_blk", "evdev"]
+
+# files an initramfs depends on besides what it ships
+BENCH_FILES = [os.path.abspath(__file__), os.path.join(VMDIR, "init.sh")]
+
+
+def log(msg):
+    print("vm: " + msg, file=sys.stderr, flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True,
+                          **kw).stdout
+
+
+def kernels():
+    out = sh([os.path.join(TOP, "scripts", "kernels.sh")])
+    return [k for k in out.split() if k]
+
+
+def pkg_version(pkg):
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout
+    except OSError:
+        return "?"
+    return out.strip() or "?"
+
+
+# --- test headers ----------------------------------------------------------------
+
+class TestSpec:
+    def __init__(self, name):
+        self.name = name
+        self.path = os.path.join(GUEST, name + ".sh")
+        if not os.path.exists(self.path):
+            raise SystemExit("vm: no guest test %s" % self.path)
+        self.timeout = DEFAULT_TIMEOUT_S
+        self.mem = DEFAULT_MEM_MB
+        self.memmap = []
+        self.disks = []          # (name, bytes)
+        self.kmods = []
+        self.bins = []
+        self.append = []
+        with open(self.path) as f:
+            for line in f:
+                m = re.match(r"^#\s*vm-([a-z]+):\s*(.*?)\s*$", line)
+                if not m:
+                    continue
+                key, val = m.groups()
+                if key == "timeout":
+                    self.timeout = int(val)
+                elif key == "mem":
+                    self.mem = int(val)
+                elif key == "memmap":
+                    self.memmap.append(val)
+                elif key == "disk":
+                    dname, size = val.split()
+                    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", dname):
+                        raise SystemExit("vm: %s: bad disk name %r" % (name, dname))
+                    self.disks.append((dname, parse_size(size)))
+                elif key == "kmod":
+                    self.kmods += val.split()
+                elif key == "bin":
+                    self.bins += val.split()
+                elif key == "append":
+                    self.append += val.split()
+                else:
+                    raise SystemExit("vm: %s: unknown header vm-%s" % (name, key))
+
+
+def parse_size(s):
+    m = re.match(r"^(\d+)([KMG]?)$", s)
+    if not m:
+        raise SystemExit("vm: bad size %r" % s)
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
+def guest_tests():
+    return sorted(f[:-3] for f in os.listdir(GUEST)
+                  if f.endswith(".sh") and f != "lib.sh")
+
+
+# --- initramfs ---------------------------------------------------------------------
+
+class Cpio:
+    """A newc archive written in memory: directories, files, symlinks."""
+
+    def __init__(self):
+        self.entries = {}
+
+    def add_dir(self, path):
+        path = path.strip("/")
+        parts = path.split("/")
+        for i in range(1, len(parts) + 1):
+            p = "/".join(parts[:i])
+            if p and p not in self.entries:
+                self.entries[p] = ("d", 0o755, b"")
+
+    def add_file(self, path, data, mode=0o644):
+        path = path.strip("/")
+        self.add_dir(os.path.dirname(path))
+        self.entries[path] = ("f", mode, data)
+
+    def add_host_file(self, path, src, mode=None):
+        with open(src, "rb") as f:
+            data = f.read()
+        if mode is None:
+            mode = stat.S_IMODE(os.stat(src).st_mode)
+        self.add_file(path, data, mode)
+
+    def add_symlink(self, path, target):
+        path = path.strip("/")
+        self.add_dir(os.path.dirname(path))
+        if path not in self.entries:
+            self.entries[path] = ("l", 0o777, target.encode())
+
+    def bytes(self):
+        out = bytearray()
+        ino = 1
+
+        def hdr(name, mode, size, nlink):
+            nonlocal ino
+            n = name.encode() + b"\0"
+            h = "070701" + "".join("%08X" % v for v in (
+                ino, mode, 0, 0, nlink, 0, size, 0, 0, 0, 0, len(n), 0))
+            ino += 1
+            b = h.encode() + n
+            return b + b"\0" * (-len(b) % 4)
+
+        for path in sorted(self.entries):
+            kind, perm, data = self.entries[path]
+            mode = {"d": stat.S_IFDIR, "f": stat.S_IFREG, "l": stat.S_IFLNK}[kind]
+            out += hdr(path, mode | perm, len(data), 2 if kind == "d" else 1)
+            out += data + b"\0" * (-len(data) % 4)
+        out += hdr("TRAILER!!!", 0, 0, 1)
+        return bytes(out)
+
+
+def kmod_order(kver, names):
+    """Module files to insmod, dependencies first: [(name, host path)]."""
+    order = []
+    for name in names:
+        r = subprocess.run(["modprobe", "-S", kver, "--show-depends", name],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            raise SystemExit("vm: %s: no module %s: %s" % (kver, name, r.stderr.strip()))
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if len(w) >= 2 and w[0] == "insmod":
+                mname = re.sub(r"\.ko(\.xz|\.zst|\.gz)?$", "", os.path.basename(w[1]))
+                mname = mname.replace("-", "_")
+                if mname not in [o[0] for o in order]:
+                    order.append((mname, w[1]))
+    return order
+
+
+def read_module(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".xz"):
+        return lzma.decompress(data)
+    if path.endswith(".gz"):
+        return gzip.decompress(data)
+    if path.endswith(".zst"):
+        return subprocess.run(["zstd", "-dc", path], check=True,
+                              stdout=subprocess.PIPE).stdout
+    return data
+
+
+def ldd_libs(binary):
+    """Shared libraries of a host binary: [(path in guest, host file)]."""
+    r = subprocess.run(["ldd", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, env=dict(os.environ, LD_LIBRARY_PATH=os.path.join(TOP, "libqnvram")))
+    libs = []
+    for line in r.stdout.splitlines():
+        m = re.search(r"=>\s*(/\S+)", line) or re.match(r"^\s*(/\S+)", line)
+        if m:
+            libs.append((m.group(1), os.path.realpath(m.group(1))))
+    return libs
+
+
+def add_binaries(cpio, bins, dest_dir, inputs):
+    for b in bins:
+        cpio.add_host_file(os.path.join(dest_dir, os.path.basename(b)), b, 0o755)
+        inputs.append(b)
+        for gpath, host in ldd_libs(b):
+            if gpath.startswith(os.path.join(TOP, "libqnvram")):
+                gpath = "/usr/local/lib/" + os.path.basename(gpath)
+            cpio.add_host_file(gpath, host, 0o755)
+            inputs.append(host)
+
+
+def fingerprint(paths, extra=""):
+    h = hashlib.sha256(extra.encode())
+    for p in sorted(set(paths)):
+        try:
+            st = os.stat(p)
+            h.update(("%s %d %d\n" % (p, st.st_size, st.st_mtime_ns)).encode())
+        except OSError:
+            h.update(("%s missing\n" % p).encode())
+    return h.hexdigest()
+
+
+def write_if_changed(out, inputs, extra, build):
+    """Rebuild `out` (a .cpio.gz) with build() when the inputs' fingerprint moved."""
+    fp = fingerprint(inputs, extra)
+    stamp = out + ".stamp"
+    if os.path.exists(out) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read().strip() == fp:
+                return False
+    data = build()
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".tmp", "wb") as f:
+        f.write(gzip.compress(data, compresslevel=1))
+    os.replace(out + ".tmp", out)
+    with open(stamp, "w") as f:
+        f.write(fp + "\n")
+    return True
+
+
+def project_files(kver):
+    """Project artifacts that go into /mobio and /usr/local."""
+    import glob
+    kos = sorted(glob.glob(os.path.join(BUILD, kver, "modules", "*", "*.ko")))
+    bins = [p for p in [os.path.join(TOP, "tools", "mobioctl")] if os.path.exists(p)]
+    bins += sorted(p for p in glob.glob(os.path.join(BUILD, "user", "guest", "*"))
+                   if os.path.isfile(p) and os.access(p, os.X_OK))
+    libs = sorted(glob.glob(os.path.join(TOP, "libqnvram", "libqnvram.so*")))
+    scripts = sorted(glob.glob(os.path.join(GUEST, "*.sh")))
+    return kos, bins, libs, scripts
+
+
+def busybox_path():
+    for p in ("/bin/busybox", "/usr/bin/busybox"):
+        if os.path.exists(p):
+            return p
+    raise SystemExit("vm: busybox-static is not installed (scripts/deps.sh)")
+
+
+def build_initramfs(kver):
+    """build/<kver>/initramfs.cpio.gz: busybox, /init, base modules, the project."""
+    out = os.path.join(BUILD, kver, "initramfs.cpio.gz")
+    base = kmod_order(kver, BASE_KMODS)
+    kos, bins, libs, scripts = project_files(kver)
+    bb = busybox_path()
+    inputs = BENCH_FILES + [bb] + [p for _, p in base] + kos + bins + libs + scripts
+
+    def build():
+        c = Cpio()
+        for d in ("proc", "sys", "dev", "tmp", "run", "root", "etc", "mnt",
+                  "mobio/tests", "kmod", "usr/local/lib", "usr/local/bin"):
+            c.add_dir(d)
+        c.add_host_file("bin/busybox", bb, 0o755)
+        for applet in sh([bb, "--list-full"]).split():
+            if applet != "bin/busybox":
+                c.add_symlink(applet, "/bin/busybox")
+        c.add_host_file("init", os.path.join(VMDIR, "init.sh"), 0o755)
+        c.add_file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")
+        c.add_file("etc/group", b"root:x:0:\n")
+        for name, path in base:
+            c.add_file("kmod/%s.ko" % name, read_module(path))
+        c.add_file("kmod/base.list", ("\n".join(n for n, _ in base) + "\n").encode())
+        for ko in kos:
+            c.add_host_file("mobio/" + os.path.basename(ko), ko, 0o644)
+        for lib in libs:
+            c.add_host_file("usr/local/lib/" + os.path.basename(lib), lib, 0o755)
+        extra_inputs = []
+        add_binaries(c, bins, "usr/local/bin", extra_inputs)
+        for s in scripts:
+            c.add_host_file("mobio/tests/" + os.path.basename(s), s, 0o755)
+        return c.bytes()
+
+    # libraries of the binaries are inputs too, but ldd only runs when rebuilding:
+    # system libraries change only with package upgrades, which move busybox's
+    # or the kernel's mtime far less often; include their list cheaply
+    if write_if_changed(out, inputs, kver, build):
+        log("%s: built %s (%d KiB)" % (kver, os.path.relpath(out, TOP),
+                                       os.path.getsize(out) >> 10))
+    return out
+
+
+def build_extras(kver, spec):
+    """A second cpio for a test's vm-kmod / vm-bin, or None."""
+    if not spec.kmods and not spec.bins:
+        return None
+    key = hashlib.sha256((" ".join(spec.kmods) + "|" + " ".join(spec.bins)).encode()).hexdigest()[:12]
+    out = os.path.join(BUILD, kver, "extras-%s.cpio.gz" % key)
+    mods = kmod_order(kver, spec.kmods) if spec.kmods else []
+    bins = []
+    for b in spec.bins:
+        p = b if os.path.isabs(b) else shutil.which(b)
+        if not p or not os.path.exists(p):
+            raise SystemExit("vm: %s: vm-bin %s not found on the host" % (spec.name, b))
+        bins.append(p)
+    inputs = [p for _, p in mods] + bins + BENCH_FILES
+
+    def build():
+        c = Cpio()
+        for name, path in mods:
+            c.add_file("kmod/%s.ko" % name, read_module(path))
+        for name in spec.kmods:
+            deps = [n for n, _ in kmod_order(kver, [name])]
+            c.add_file("kmod/%s.deps" % name, ("\n".join(deps) + "\n").encode())
+        add_binaries(c, bins, "usr/local/bin", [])
+        return c.bytes()
+
+    write_if_changed(out, inputs, kver + key, build)
+    return out
+
+
+# --- kernel image ------------------------------------------------------------------
+
+def extract_vmlinux(kver):
+    """build/<kver>/vmlinux (uncompressed ELF, boots through PVH), or None."""
+    out = os.path.join(BUILD, kver, "vmlinux")
+    src = "/boot/vmlinuz-" + kver
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
+        return out
+    with open(src, "rb") as f:
+        data = f.read()
+    elf = None
+    for magic in (b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd"):
+        pos = data.find(magic)
+        while pos >= 0 and elf is None:
+            try:
+                if magic.startswith(b"\xfd"):
+                    cand = lzma.LZMADecompressor().decompress(data[pos:])
+                else:
+                    cand = subprocess.run(["zstd", "-dcq"], input=data[pos:],
+                                          stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL).stdout
+                if cand[:4] == b"\x7fELF":
+                    elf = cand
+            except (lzma.LZMAError, OSError):
+                pass
+            pos = data.find(magic, pos + 1)
+        if elf:
+            break
+    if not elf:
+        log("%s: could not extract vmlinux from %s" % (kver, src))
+        return None
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".tmp", "wb") as f:
+        f.write(elf)
+    os.replace(out + ".tmp", out)
+    return out
+
+
+def kernel_image(kver, mode):
+    if mode == "pvh":
+        v = extract_vmlinux(kver)
+        if v:
+            return v
+    return "/boot/vmlinuz-" + kver
+
+
+# --- accelerator -------------------------------------------------------------------
+
+_accel = None
+
+
+def accel_args():
+    """KVM when /dev/kvm opens and a probe boot reaches the kernel, else TCG."""
+    global _accel
+    if _accel is None:
+        _accel = ["-accel", "tcg", "-cpu", "max"]
+        if os.environ.get("MOBIO_VM_KVM", "auto") != "0" and kvm_probe():
+            _accel = ["-accel", "kvm", "-cpu", "host"]
+        log("accelerator: %s" % _accel[1])
+    return _accel
+
+
+def kvm_probe():
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR)
+        os.close(fd)
+    except OSError:
+        return False
+    cache = os.path.join(BUILD, "vm", "kvm-probe")
+    if os.path.exists(cache) and time.time() - os.path.getmtime(cache) < 3600:
+        with open(cache) as f:
+            return f.read().strip() == "ok"
+    ok = False
+    k = kernels()
+    if k:
+        try:
+            r = subprocess.run(
+                ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-m", "256",
+                 "-display", "none", "-no-reboot", "-kernel", "/boot/vmlinuz-" + k[0],
+                 "-append", "console=ttyS0 panic=-1", "-serial", "stdio"],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20)
+            ok = b"Linux version" in r.stdout
+        except subprocess.TimeoutExpired as e:
+            ok = e.stdout is not None and b"Linux version" in e.stdout
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache, "w") as f:
+        f.write("ok\n" if ok else "fail\n")
+    return ok
+
+
+# --- QEMU --------------------------------------------------------------------------
+
+class Qmp:
+    def __init__(self, path, deadline):
+        self.sock = None
+        while time.time() < deadline:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(path)
+                self.sock = s
+                break
+            except OSError:
+                s.close()
+                time.sleep(0.05)
+        if not self.sock:
+            raise RuntimeError("QMP socket %s did not open" % path)
+        self.sock.settimeout(10)
+        self.buf = b""
+        self._reply()                     # greeting
+        self.cmd("qmp_capabilities")
+
+    def _reply(self):
+        while True:
+            while b"\n" not in self.buf:
+                d = self.sock.recv(65536)
+                if not d:
+                    raise RuntimeError("QMP closed")
+                self.buf += d
+            line, self.buf = self.buf.split(b"\n", 1)
+            msg = json.loads(line)
+            if "event" not in msg:
+                return msg
+
+    def cmd(self, name, **args):
+        m = {"execute": name}
+        if args:
+            m["arguments"] = args
+        self.sock.sendall(json.dumps(m).encode() + b"\n")
+        r = self._reply()
+        if "error" in r:
+            raise RuntimeError("QMP %s: %s" % (name, r["error"]))
+        return r.get("return")
+
+    def key(self, qcode, down):
+        self.cmd("input-send-event", events=[{"type": "key", "data": {
+            "down": down, "key": {"type": "qcode", "data": qcode}}}])
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class Vm:
+    """One QEMU process: console file, result socket (ttyS1), QMP."""
+
+    def __init__(self, kver, image, initrd, spec, outdir, n, test, interactive=False):
+        self.outdir = outdir
+        self.console_path = os.path.join(outdir, "console-%d.txt" % n)
+        self.sockdir = os.path.join("/tmp", "mobio-vm-%d-%d" % (os.getpid(), n))
+        os.makedirs(self.sockdir, exist_ok=True)
+        self.qmp_path = os.path.join(self.sockdir, "qmp")
+        self.res_path = os.path.join(self.sockdir, "res")
+        append = ["console=ttyS0", "loglevel=5", "printk.time=1", "panic=-1",
+                  "mobio.test=" + test,
+                  "mobio.disks=" + ",".join(d for d, _ in spec.disks)]
+        append += ["memmap=" + m for m in spec.memmap] + spec.append
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.res_path)
+        self.listener.listen(1)
+        drives = [os.path.join(outdir, "state.img")] + \
+            [os.path.join(outdir, "disk-%s.img" % d) for d, _ in spec.disks]
+        cmd = ["qemu-system-x86_64"] + accel_args() + [
+            "-smp", "2", "-m", str(spec.mem), "-display", "none", "-nodefaults",
+            "-no-user-config", "-kernel", image, "-initrd", initrd,
+            "-append", " ".join(append),
+            "-qmp", "unix:%s,server=on,wait=off" % self.qmp_path,
+        ]
+        if interactive:
+            cmd += ["-serial", "mon:stdio"]
+        else:
+            cmd += ["-serial", "file:" + self.console_path]
+        cmd += ["-chardev", "socket,id=res,path=" + self.res_path,
+                "-serial", "chardev:res"]
+        for d in drives:
+            cmd += ["-drive", "file=%s,if=virtio,format=raw,cache=writeback" % d]
+        self.cmd = cmd
+        with open(os.path.join(outdir, "qemu-%d.cmd" % n), "w") as f:
+            f.write(" ".join("'%s'" % a for a in cmd) + "\n")
+        self.t_start = time.time()
+        self.proc = subprocess.Popen(cmd, stdin=None if interactive else subprocess.DEVNULL,
+                                     stdout=None if interactive else subprocess.DEVNULL,
+                                     stderr=None if interactive else open(
+                                         os.path.join(outdir, "qemu-%d.stderr" % n), "w"),
+                                     start_new_session=not interactive)
+        self.res = None
+        self.qmp = None
+        self.res_buf = b""
+        self.con_pos = 0
+        self.con_buf = b""
+        deadline = time.time() + 20
+        self.listener.settimeout(0.1)
+        while self.res is None:
+            if self.proc.poll() is not None:
+                raise RuntimeError("QEMU exited at start (rc %d)" % self.proc.returncode)
+            if time.time() > deadline:
+                raise RuntimeError("QEMU did not connect its result channel")
+            try:
+                self.res, _ = self.listener.accept()
+            except socket.timeout:
+                pass
+        self.res.setblocking(False)
+        self.qmp = Qmp(self.qmp_path, time.time() + 20)
+
+    def read_results(self):
+        """New complete lines from ttyS1 (None when QEMU closed it)."""
+        try:
+            d = self.res.recv(65536)
+            if not d:
+                return None
+            self.res_buf += d
+        except BlockingIOError:
+            pass
+        except OSError:
+            return None
+        lines = []
+        while b"\n" in self.res_buf:
+            line, self.res_buf = self.res_buf.split(b"\n", 1)
+            lines.append(line.decode(errors="replace").strip("\r"))
+        return lines
+
+    def read_console(self):
+        try:
+            with open(self.console_path, "rb") as f:
+                f.seek(self.con_pos)
+                d = f.read()
+        except OSError:
+            return []
+        self.con_pos += len(d)
+        self.con_buf += d
+        lines = []
+        while b"\n" in self.con_buf:
+            line, self.con_buf = self.con_buf.split(b"\n", 1)
+            lines.append(line.decode(errors="replace").rstrip("\r"))
+        return lines
+
+    def send(self, text):
+        try:
+            self.res.sendall(text.encode())
+        except OSError as e:
+            log("could not answer the guest: %s" % e)
+
+    def stop(self, grace=0.0):
+        """End QEMU: wait `grace` s for it to exit, then quit via QMP, then kill."""
+        if self.proc.poll() is None and grace > 0:
+            try:
+                self.proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.proc.poll() is None and self.qmp:
+            try:
+                self.qmp.sock.settimeout(2)
+                self.qmp.cmd("quit")
+                self.proc.wait(5)
+            except (RuntimeError, OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                self.proc.kill()
+            self.proc.wait()
+        for s in (self.res, self.listener):
+            if s:
+                s.close()
+        if self.qmp:
+            self.qmp.close()
+        shutil.rmtree(self.sockdir, ignore_errors=True)
+
+
+_live_vms = []
+
+
+def _kill_live(*_):
+    for vm in list(_live_vms):
+        try:
+            os.killpg(vm.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    raise KeyboardInterrupt
+
+
+# --- one test on one kernel ----------------------------------------------------------
+
+class Case:
+    def __init__(self, kver, test, name, ok, msg=""):
+        self.kver, self.test, self.name, self.ok, self.msg = kver, test, name, ok, msg
+
+    def line(self):
+        s = "%s %s %s %s" % ("PASS" if self.ok else "FAIL", self.kver, self.test, self.name)
+        return s + (" " + self.msg if self.msg else "")
+
+
+class TestRun:
+    def __init__(self, kver, spec, image, initrd):
+        self.kver, self.spec, self.image, self.initrd = kver, spec, image, initrd
+        self.outdir = os.path.join(BUILD, "vm", kver, spec.name)
+        self.cases = []
+        self.boots = []            # (kind, seconds)
+        self.flake = None          # splat text before the first insmod
+        self.error = None          # bench-level failure message
+        self.events = []
+
+    def event(self, msg):
+        line = "%8.3f %s" % (time.time() - self.t0, msg)
+        self.events.append(line)
+        if os.environ.get("MOBIO_VM_VERBOSE"):
+            log("%s/%s: %s" % (self.kver, self.spec.name, line))
+
+    def prepare(self):
+        shutil.rmtree(self.outdir, ignore_errors=True)
+        os.makedirs(self.outdir)
+        with open(os.path.join(self.outdir, "state.img"), "wb") as f:
+            f.truncate(STATE_DISK_BYTES)
+        for d, size in self.spec.disks:
+            with open(os.path.join(self.outdir, "disk-%s.img" % d), "wb") as f:
+                f.truncate(size)
+
+    def run(self):
+        self.prepare()
+        self.t0 = time.time()
+        deadline = self.t0 + self.spec.timeout
+        n = 0
+        vm = None
+        console = []               # every console line of every QEMU, in order
+        try:
+            while True:
+                n += 1
+                vm = Vm(self.kver, self.image, self.initrd, self.spec, self.outdir, n,
+                        self.spec.name)
+                _live_vms.append(vm)
+                self.event("qemu %d started" % n)
+                outcome = self.watch(vm, deadline, console, "cold" if n == 1 else "cycle")
+                if outcome == "cold_cycle":
+                    vm.stop()
+                    _live_vms.remove(vm)
+                    vm = None
+                    continue
+                vm.stop(POWEROFF_GRACE_S if outcome == "finish" else 0)
+                _live_vms.remove(vm)
+                vm = None
+                break
+        finally:
+            if vm:
+                vm.stop()
+                if vm in _live_vms:
+                    _live_vms.remove(vm)
+            with open(os.path.join(self.outdir, "console.txt"), "w") as f:
+                f.write("\n".join(console) + "\n")
+            with open(os.path.join(self.outdir, "events.txt"), "w") as f:
+                f.write("\n".join(self.events) + "\n")
+        if self.error:
+            self.cases.append(Case(self.kver, self.spec.name, "bench", False, self.error))
+        return self
+
+    def watch(self, vm, deadline, console, kind):
+        """Follow one QEMU until finish, a cold-cycle request or a failure."""
+        boot_start, boot_kind = vm.t_start, kind
+        module_loaded = False
+        splat_at = None
+        splat_lines = []
+        finished = False
+        exited = None
+        reset_at = None
+        key_up_at = None
+        key_id = None
+        while True:
+            time.sleep(0.05)
+            now = time.time()
+            for line in vm.read_console():
+                console.append(line)
+                if FIRST_INSMOD in line:
+                    module_loaded = True
+                if KLINE_RE.match(line) and SPLAT_RE.search(line) and splat_at is None:
+                    splat_at = now
+                    splat_lines = [len(console) - 1]
+                    if not module_loaded:
+                        self.flake = line
+                    self.event("splat: " + line)
+            res = vm.read_results()
+            if res is None:
+                res = []
+                if vm.proc.poll() is None:
+                    time.sleep(0.05)
+            for line in res:
+                self.event("guest: " + line)
+                w = line.split(" ", 3)
+                if len(w) < 2 or w[0] != "MOBIO":
+                    continue
+                what = w[1]
+                if what == "START":
+                    self.boots.append((boot_kind, now - boot_start))
+                elif what == "RESULT" and len(w) >= 4:
+                    rest = w[3].split(" ", 1)
+                    self.cases.append(Case(self.kver, self.spec.name, rest[0],
+                                           w[2] == "PASS", rest[1] if len(rest) > 1 else ""))
+                elif what == "FINISH":
+                    finished = True
+                elif what == "EXIT":
+                    if not finished:
+                        self.error = "script exited (rc %s) without finish" % w[2]
+                        return "exit"
+                elif what == "REQ":
+                    req = w[2] if len(w) > 2 else ""
+                    arg = w[3] if len(w) > 3 else ""
+                    if req == "warm_reboot":
+                        boot_start, boot_kind, module_loaded = now, "warm", False
+                    elif req == "cold_cycle":
+                        return "cold_cycle"
+                    elif req == "reset":
+                        vm.qmp.cmd("system_reset")
+                        self.event("system_reset")
+                        boot_start, boot_kind, module_loaded = now, "reset", False
+                    elif req == "reset_after":
+                        ms = pick_delay_ms(arg)
+                        reset_at = now + ms / 1000.0
+                        self.event("system_reset in %d ms" % ms)
+                    elif req == "power_key":
+                        a = arg.split()
+                        ms, key_id = int(a[0]), (a[1] if len(a) > 1 else "")
+                        vm.qmp.key("power", True)
+                        key_up_at = time.time() + ms / 1000.0
+                        self.event("power key down for %d ms" % ms)
+            if key_up_at and time.time() >= key_up_at:
+                vm.qmp.key("power", False)
+                self.event("power key up")
+                vm.send("DONE %s\n" % key_id)
+                key_up_at = None
+            if reset_at and time.time() >= reset_at:
+                vm.qmp.cmd("system_reset")
+                self.event("system_reset (delayed)")
+                boot_start, boot_kind, module_loaded = time.time(), "reset", False
+                reset_at = None
+            if splat_at is not None and now - splat_at > SPLAT_GRACE_S:
+                i = splat_lines[0]
+                text = "\n".join(console[max(0, i - 5):i + 60])
+                self.splat = text
+                self.error = "kernel splat: " + console[i].strip()
+                return "splat"
+            if finished and splat_at is None:
+                # give the console a moment to show a late splat, then stop
+                if vm.proc.poll() is not None:
+                    for line in vm.read_console():
+                        console.append(line)
+                        if KLINE_RE.match(line) and SPLAT_RE.search(line):
+                            splat_at = splat_at or now
+                            splat_lines = [len(console) - 1]
+                    if splat_at is None:
+                        return "finish"
+            if vm.proc.poll() is not None and exited is None:
+                exited = now
+            if exited is not None and not finished and now - exited > 0.5:
+                for line in vm.read_console():
+                    console.append(line)
+                self.error = "QEMU exited (rc %s) without finish" % vm.proc.returncode
+                return "exited"
+            if now > deadline:
+                self.error = "timeout after %d s without finish" % self.spec.timeout
+                return "timeout"
+
+
+def pick_delay_ms(arg):
+    arg = arg.strip()
+    m = re.match(r"^(\d+)-(\d+)$", arg)
+    if m:
+        return random.randint(int(m.group(1)), int(m.group(2)))
+    if arg.isdigit():
+        return int(arg)
+    return random.randint(*RESET_RANDOM_MS)
+
+
+# --- driver --------------------------------------------------------------------------
+
+def boot_mode():
+    return os.environ.get("MOBIO_VM_BOOT", "pvh")
+
+
+def run_tests(kvers, names):
+    if not kvers:
+        raise SystemExit("vm: no supported kernel installed (scripts/deps.sh)")
+    signal.signal(signal.SIGTERM, _kill_live)
+    cases, boots, flakes = [], {}, []
+    t_wall = time.time()
+    try:
+        for kver in kvers:
+            initrd = build_initramfs(kver)
+            image = kernel_image(kver, boot_mode())
+            for name in names:
+                spec = TestSpec(name)
+                extras = build_extras(kver, spec)
+                rd = initrd
+                if extras:
+                    rd = os.path.join(BUILD, "vm", kver, "initrd-%s.cpio.gz" % name)
+                    os.makedirs(os.path.dirname(rd), exist_ok=True)
+                    with open(rd, "wb") as f:
+                        for p in (initrd, extras):
+                            with open(p, "rb") as g:
+                                shutil.copyfileobj(g, f)
+                log("%s: %s" % (kver, name))
+                t = time.time()
+                r = TestRun(kver, spec, image, rd).run()
+                if r.flake:
+                    flakes.append("%s %s: splat before the first insmod, retried: %s"
+                                  % (kver, name, r.flake.strip()))
+                    log("bench flake: " + flakes[-1])
+                    r = TestRun(kver, spec, image, rd).run()
+                log("%s: %s done in %.1f s" % (kver, name, time.time() - t))
+                if getattr(r, "splat", None):
+                    print("---- %s %s: kernel splat ----\n%s\n----" % (kver, name, r.splat))
+                for c in r.cases:
+                    print(c.line(), flush=True)
+                cases += r.cases
+                boots.setdefault(kver, []).extend(r.boots)
+                if not r.cases:
+                    c = Case(kver, name, "bench", False, "no case ran")
+                    print(c.line())
+                    cases.append(c)
+    except KeyboardInterrupt:
+        for vm in list(_live_vms):
+            vm.stop()
+        print("interrupted", file=sys.stderr)
+        return 130
+    summary(kvers, cases, boots, flakes, time.time() - t_wall)
+    failed = sum(1 for c in cases if not c.ok)
+    return 1 if failed or not cases else 0
+
+
+def summary(kvers, cases, boots, flakes, wall):
+    print("")
+    print("== summary (%s boot, %s) ==" % (boot_mode(), accel_args()[1]))
+    for c in cases:
+        print(c.line())
+    for kver in kvers:
+        series = ".".join(kver.split(".")[:2])
+        print("kernel %s: image %s, headers %s, source %s" % (
+            kver, pkg_version("linux-image-" + kver), pkg_version("linux-headers-" + kver),
+            pkg_version("linux-source-" + series)))
+        by_kind = {}
+        for kind, s in boots.get(kver, []):
+            by_kind.setdefault(kind, []).append(s)
+        for kind, ss in sorted(by_kind.items()):
+            print("  boot %-5s n=%d min %.1f s, mean %.1f s, max %.1f s" % (
+                kind, len(ss), min(ss), sum(ss) / len(ss), max(ss)))
+    for f in flakes:
+        print("flake: " + f)
+    print("wall time %.1f s" % wall)
+    passed = sum(1 for c in cases if c.ok)
+    print("%d passed, %d failed" % (passed, len(cases) - passed))
+
+
+def cmd_shell(kver):
+    initrd = build_initramfs(kver)
+    spec = TestSpec.__new__(TestSpec)
+    spec.name, spec.mem, spec.memmap, spec.disks, spec.append = "shell", DEFAULT_MEM_MB, [], [], []
+    for a in os.environ.get("MOBIO_VM_SHELL_MEMMAP", "").split():
+        spec.memmap.append(a)
+    outdir = os.path.join(BUILD, "vm", kver, "shell")
+    os.makedirs(outdir, exist_ok=True)
+    st = os.path.join(outdir, "state.img")
+    if not os.path.exists(st):
+        with open(st, "wb") as f:
+            f.truncate(STATE_DISK_BYTES)
+    log("shell on %s; quit with Ctrl-A x" % kver)
+    vm = Vm(kver, kernel_image(kver, boot_mode()), initrd, spec, outdir, 1, "shell",
+            interactive=True)
+    try:
+        while vm.proc.poll() is None:
+            vm.read_results()
+            time.sleep(0.2)
+    finally:
+        vm.stop()
+    return 0
+
+
+def cmd_bootprobe(kver, rounds):
+    """Boot the selftest's plain case with both images and print the times."""
+    res = {}
+    for mode in ("bzimage", "pvh"):
+        os.environ["MOBIO_VM_BOOT"] = mode
+        image = kernel_image(kver, mode)
+        initrd = build_initramfs(kver)
+        spec = TestSpec("bench-plain")
+        for _ in range(rounds):
+            r = TestRun(kver, spec, image, initrd).run()
+            res.setdefault(mode, []).extend(s for k, s in r.boots)
+    for mode, ss in res.items():
+        print("%s %s: boot to test start %s s (mean %.2f)" % (
+            kver, mode, " ".join("%.2f" % s for s in ss), sum(ss) / max(1, len(ss))))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description="mobio QEMU test bench")
+    ap.add_argument("cmd", choices=["test", "check", "shell", "initramfs", "bootprobe"])
+    ap.add_argument("names", nargs="*", help="guest tests (tests/vm/guest/NAME.sh)")
+    ap.add_argument("--kver", default=os.environ.get("KVER") or None)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_intermixed_args()
+    if a.cmd in ("test", "shell", "initramfs", "bootprobe") and not a.kver:
+        k = kernels()
+        a.kver = max(k, key=lambda v: [int(x) for x in re.findall(r"\d+", v)]) if k else None
+    if a.cmd == "initramfs":
+        print(build_initramfs(a.kver))
+        return 0
+    if a.cmd == "shell":
+        return cmd_shell(a.kver)
+    if a.cmd == "bootprobe":
+        return cmd_bootprobe(a.kver, a.rounds)
+    if a.cmd == "test":
+        if not a.names:
+            ap.error("test needs a NAME")
+        return run_tests([a.kver], a.names)
+    kvers = [a.kver] if a.kver else kernels()
+    return run_tests(kvers, a.names or guest_tests())
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        for vm in list(_live_vms):
+            vm.stop()
+        sys.exit(130)

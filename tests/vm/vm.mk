@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# The QEMU VM bench (tests/vm/run.py), included by the top-level Makefile.
+#
+#   make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh),
+#                                         on KVER or the newest supported kernel
+#   make vm-check [KVER=<kver>]           every guest test on every kernel (or KVER)
+#   make vm-shell [KVER=<kver>]           interactive VM with the same initramfs
+#   make vm-guest                         build tests/vm/guest/*.c into build/user/guest/
+#   make vm-bootprobe [KVER=<kver>]       time bzImage against PVH vmlinux boots
+#
+# Every target first builds what the guest ships (modules for the kernel(s),
+# libqnvram, mobioctl, guest programs); VM_BUILD=0 skips that and uses what is
+# in build/.  VM_ARGS passes options to run.py.
+
+VM_RUN := python3 tests/vm/run.py
+# KVER counts only when given on the command line or in the environment: the
+# top-level Makefile gives it a default, and vm-check means "every kernel".
+VM_KVER_GIVEN := $(if $(filter command line environment,$(origin KVER)),$(filter-out all,$(KVER)))
+VM_KVER := $(or $(VM_KVER_GIVEN),$(shell scripts/kernels.sh newest 2>/dev/null))
+VM_KVERS := $(or $(VM_KVER_GIVEN),$(shell scripts/kernels.sh 2>/dev/null))
+
+VM_GUEST_SRCS := $(wildcard tests/vm/guest/*.c)
+VM_GUEST_BINS := $(patsubst tests/vm/guest/%.c,build/user/guest/%,$(VM_GUEST_SRCS))
+VM_GUEST_CFLAGS ?= -O2 -g -Wall -Wextra
+
+.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe
+
+build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*.h include/uapi/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(VM_GUEST_CFLAGS) -Ilibqnvram -Iinclude/uapi -o $@ $< \
+		-Llibqnvram -lqnvram -lmnl -lpthread
+
+vm-guest: $(VM_GUEST_BINS)
+
+# vm-build KVERS="..." : what the initramfs ships, for those kernels
+vm-build:
+ifneq ($(VM_BUILD),0)
+	@for k in $(KVERS); do $(MAKE) --no-print-directory modules KVER=$$k || exit 1; done
+	@if [ -f libqnvram/Makefile ]; then $(MAKE) --no-print-directory -C libqnvram || exit 1; fi
+	@if [ -f tools/Makefile ]; then $(MAKE) --no-print-directory -C tools || exit 1; fi
+	@$(MAKE) --no-print-directory vm-guest
+endif
+
+vm-test:
+	@test -n "$(T)" || { echo "usage: make vm-test T=<test> [KVER=<kver>]; tests: $(notdir $(basename $(filter-out %/lib.sh,$(wildcard tests/vm/guest/*.sh))))" >&2; exit 2; }
+	@test -n "$(VM_KVER)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
+	$(VM_RUN) test --kver $(VM_KVER) $(VM_ARGS) $(T)
+
+vm-check:
+	@test -n "$(VM_KVERS)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
+	$(VM_RUN) check $(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) $(T)
+
+vm-shell:
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
+	$(VM_RUN) shell --kver $(VM_KVER)
+
+vm-bootprobe:
+	$(VM_RUN) bootprobe --kver $(VM_KVER)
