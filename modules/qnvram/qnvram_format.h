@@ -38,15 +38,15 @@
 #include <linux/string.h>
 #include <asm/byteorder.h>
 /* CRC-32 (IEEE 802.3), chained like zlib's crc32(): start with 0. */
-#define qnvram_crc32(crc, p, len)	(~crc32_le(~(crc), (p), (len)))
+#define qnvram_crc32(crc, p, len)	(~crc32_le(~(crc), (const unsigned char *)(p), (len)))
 #else
 #include "qnvram_host_shim.h"
 #endif
 
 #define QNVRAM_FORMAT_VERSION	1
 
-#define QNVRAM_META_MAGIC	0x31415445_4d564e51ULL	/* "QNVMETA1" */
-#define QNVRAM_IMG_MAGIC	0x31474d49_4d564e51ULL	/* "QNVMIMG1" */
+#define QNVRAM_META_MAGIC	0x314154454d564e51ULL	/* "QNVMETA1" */
+#define QNVRAM_IMG_MAGIC	0x31474d494d564e51ULL	/* "QNVMIMG1" */
 
 /* Region offsets and lengths are multiples of this many bytes. */
 #define QNVRAM_GRANULE		4096ULL

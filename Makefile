@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# mobio: the one entry point. `make help` lists the targets.
+#
+# Kernel modules are built per kernel into build/<kver>/ (a copy of
+# modules/ and include/, so the source tree stays clean and several kernels
+# can be built side by side). KVER defaults to the newest installed
+# supported kernel; KVER=all builds for every one.
+
+SHELL := /bin/bash
+TOP := $(abspath .)
+MODULES := $(patsubst modules/%/Kbuild,%,$(wildcard modules/*/Kbuild))
+KERNELS := $(shell scripts/kernels.sh 2>/dev/null)
+KVER ?= $(shell scripts/kernels.sh newest 2>/dev/null)
+BUILD_KVERS := $(if $(filter all,$(KVER)),$(KERNELS),$(KVER))
+KBUILD_FLAGS ?= W=1
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+.PHONY: all help deps modules lib tools unit checkpatch sparse check demo \
+	install dkms-install dkms-build clean
+
+all: modules lib tools
+
+help:
+	@echo "make               build modules (KVER=<kver>|all), libqnvram and tools"
+	@echo "make deps          install the Debian packages and kernels (root)"
+	@echo "make check         every test: unit, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
+	@echo "make demo          the main job in a VM: qNVRAM surviving kills, reboots, power loss"
+	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
+	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
+	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
+	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
+
+deps:
+	scripts/deps.sh
+
+# --- kernel modules ---------------------------------------------------------
+modules:
+	@test -n "$(BUILD_KVERS)" || { echo "no supported kernel headers installed: run 'make deps' (as root)" >&2; exit 1; }
+	@for k in $(BUILD_KVERS); do $(MAKE) --no-print-directory module-build K=$$k || exit 1; done
+
+module-build:
+	@test -d /lib/modules/$(K)/build || { echo "no headers for $(K): apt-get install linux-headers-$(K)" >&2; exit 1; }
+	@mkdir -p build/$(K)
+	@cp -ru modules include build/$(K)/
+	@for m in $(MODULES); do \
+		echo "  MODULE  $$m for $(K)"; \
+		$(MAKE) --no-print-directory -C /lib/modules/$(K)/build \
+			M=$(TOP)/build/$(K)/modules/$$m $(KBUILD_FLAGS) $(EXTRA) modules \
+			2>&1 | tee build/$(K)/$$m.log | grep -E 'warning|error|WARNING' ; \
+		test -f build/$(K)/modules/$$m/$$m.ko || { echo "build of $$m for $(K) failed: build/$(K)/$$m.log" >&2; exit 1; }; \
+		! grep -qE 'warning:|error:|WARNING:' build/$(K)/$$m.log || { echo "$$m: warnings for $(K) (see build/$(K)/$$m.log)" >&2; exit 1; }; \
+	done
+
+# Sparse over every module, for every kernel.
+sparse:
+	@for k in $(KERNELS); do \
+		rm -rf build/$$k/sparse && mkdir -p build/$$k/sparse && cp -r modules include build/$$k/sparse/; \
+		for m in $(MODULES); do \
+			$(MAKE) --no-print-directory -C /lib/modules/$$k/build M=$(TOP)/build/$$k/sparse/modules/$$m C=2 modules >build/$$k/sparse-$$m.log 2>&1 || { cat build/$$k/sparse-$$m.log; exit 1; }; \
+			if grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error)' build/$$k/sparse-$$m.log; then echo "sparse: $$m on $$k is not clean" >&2; exit 1; fi; \
+			echo "sparse clean: $$m on $$k"; \
+		done; \
+	done
+
+# checkpatch --strict from the kernel source package of a supported kernel.
+CHECKPATCH = $(firstword $(wildcard .cache/linux-source-*/scripts/checkpatch.pl))
+checkpatch:
+	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl missing: run 'make deps' (extracts it from linux-source)" >&2; exit 1; }
+	@files=$$(git ls-files 'modules/*.c' 'modules/*.h' 'include/uapi/*.h'); \
+	perl $(CHECKPATCH) --no-tree --strict --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE -f $$files \
+		| tee build/checkpatch.log; \
+	! grep -qE 'ERROR|WARNING|CHECK' build/checkpatch.log && echo "checkpatch --strict clean: $$(echo $$files | wc -w) files"
+
+# --- userspace --------------------------------------------------------------
+lib:
+	$(MAKE) -C libqnvram
+
+tools: lib
+	$(MAKE) -C tools
+
+unit:
+	$(MAKE) -C tests/unit check
+
+install: lib tools
+	$(MAKE) -C libqnvram install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+# --- DKMS -------------------------------------------------------------------
+# Called by DKMS in its copy of the tree (dkms.conf MAKE): build in place.
+dkms-build:
+	@for m in $(MODULES); do \
+		$(MAKE) -C /lib/modules/$(KVER)/build M=$(TOP)/modules/$$m modules || exit 1; \
+	done
+
+dkms-install:
+	@test "$$(id -u)" = 0 || { echo "dkms-install needs root" >&2; exit 1; }
+	rm -rf /usr/src/mobio-$(VERSION)
+	mkdir -p /usr/src/mobio-$(VERSION)
+	cp -r Makefile dkms.conf modules include scripts /usr/src/mobio-$(VERSION)/
+	dkms remove mobio/$(VERSION) --all >/dev/null 2>&1 || true
+	dkms add mobio/$(VERSION)
+	@for k in $(BUILD_KVERS); do dkms build mobio/$(VERSION) -k $$k || exit 1; \
+		dkms install mobio/$(VERSION) -k $$k || exit 1; done
+
+# --- tests ------------------------------------------------------------------
+-include tests/vm/vm.mk
+
+check: deps
+	$(MAKE) KVER=all modules lib tools
+	$(MAKE) unit
+	$(MAKE) checkpatch
+	$(MAKE) sparse
+	$(MAKE) dkms-check
+	$(MAKE) vm-check
+
+# DKMS build (not load) for every supported kernel, in a scratch copy.
+dkms-check:
+	@for k in $(KERNELS); do \
+		rm -rf build/dkms && mkdir -p build/dkms/src && \
+		cp -r Makefile dkms.conf modules include scripts build/dkms/src/ && \
+		dkms build --dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src -m mobio -v $(VERSION) -k $$k \
+			>build/dkms-$$k.log 2>&1 || { cat build/dkms-$$k.log; echo "dkms build failed for $$k" >&2; exit 1; }; \
+		echo "dkms build ok: $$k ($$(ls build/dkms/tree/mobio/$(VERSION)/$$k/x86_64/module/ 2>/dev/null | tr '\n' ' '))"; \
+	done
+
+clean:
+	rm -rf build
+	-$(MAKE) -C libqnvram clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C tests/unit clean

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mobio: kernel API differences between the supported kernels (Debian 12's
+ * 6.1 and 6.12), in one place. Each helper names the kernel version that
+ * changed the API it hides.
+ */
+#ifndef _MOBIO_COMPAT_H
+#define _MOBIO_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/blkdev.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/err.h>
+
+/**
+ * struct mobio_bdev - an exclusively opened block device
+ * @bdev: the device, valid between mobio_bdev_open() and mobio_bdev_close()
+ * @file: the open file that holds it (6.9+)
+ */
+struct mobio_bdev {
+	struct block_device *bdev;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct file *file;
+#endif
+};
+
+/**
+ * mobio_bdev_open() - open a block device by path for exclusive read/write
+ * @path: device node path, e.g. "/dev/vdb"
+ * @holder: exclusive holder cookie (the caller's module data)
+ * @mbd: filled on success
+ *
+ * 6.9 replaced blkdev_get_by_path() with bdev_file_open_by_path().
+ * Context: process, may sleep.
+ * Return: 0, or a negative errno (-ENOENT, -EBUSY, -EACCES...).
+ */
+static inline int mobio_bdev_open(const char *path, void *holder,
+				  struct mobio_bdev *mbd)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	struct file *file = bdev_file_open_by_path(path,
+			BLK_OPEN_READ | BLK_OPEN_WRITE, holder, NULL);
+
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	mbd->file = file;
+	mbd->bdev = file_bdev(file);
+#else
+	struct block_device *bdev = blkdev_get_by_path(path,
+			FMODE_READ | FMODE_WRITE | FMODE_EXCL, holder);
+
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	mbd->bdev = bdev;
+#endif
+	return 0;
+}
+
+/**
+ * mobio_bdev_close() - release a device opened with mobio_bdev_open()
+ * @mbd: the device; ->bdev is NULL afterwards (closing twice is a no-op)
+ *
+ * Context: process, may sleep.
+ */
+static inline void mobio_bdev_close(struct mobio_bdev *mbd)
+{
+	if (!mbd->bdev)
+		return;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	fput(mbd->file);
+	mbd->file = NULL;
+#else
+	blkdev_put(mbd->bdev, FMODE_READ | FMODE_WRITE | FMODE_EXCL);
+#endif
+	mbd->bdev = NULL;
+}
+
+/* 6.3 made vma->vm_flags read-only and added vm_flags_set(). */
+static inline void mobio_vm_flags_set(struct vm_area_struct *vma,
+				      vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+#endif /* _MOBIO_COMPAT_H */

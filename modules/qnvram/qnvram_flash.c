@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qNVRAM: the backing device ("flash"). Flushes the pool to an image,
+ * restores it on a cold boot, swaps idle regions out and back in, and
+ * triggers flushes when the power key is held and at power-off.
+ *
+ * All I/O goes through one vmapped bounce buffer with synchronous bios:
+ * the pool may be reserved RAM without struct pages, and flushes are rare
+ * and large, so a simple sequential stream of 1 MiB bios is enough.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/input.h>
+#include <linux/reboot.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/ktime.h>
+#include "qnvram_pool.h"
+
+#define QNVRAM_BOUNCE_PAGES	(QNVRAM_BOUNCE_BYTES / PAGE_SIZE)
+/* The metadata copy in an image, rounded to whole 4 KiB blocks. */
+#define QNVRAM_META_IO_BYTES	round_up(sizeof(struct qnvram_meta), QNVRAM_GRANULE)
+
+/* Move @bytes (<= QNVRAM_BOUNCE_BYTES, 4 KiB multiple) between the bounce
+ * buffer and the backing device at byte @pos.
+ */
+static int qnvram_bio_rw(struct qnvram_pool *pool, blk_opf_t opf, u64 pos,
+			 size_t bytes)
+{
+	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	struct bio *bio;
+	int ret;
+
+	if (WARN_ON_ONCE(bytes > QNVRAM_BOUNCE_BYTES || pos % SECTOR_SIZE ||
+			 bytes % SECTOR_SIZE))
+		return -EINVAL;
+	bio = bio_alloc(pool->backing.bdev, nr, opf, GFP_KERNEL);
+	bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
+	for (i = 0; i < nr; i++) {
+		size_t len = min_t(size_t, PAGE_SIZE, bytes - i * PAGE_SIZE);
+
+		if (bio_add_page(bio, pool->bounce_pages[i], len, 0) != len) {
+			bio_put(bio);
+			return -EIO;
+		}
+	}
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret;
+}
+
+/* Write pool bytes [@off, @off + @len) to the device at @dev_pos. */
+static int qnvram_write_range(struct qnvram_pool *pool, u64 off, u64 len,
+			      u64 dev_pos, u32 *crc)
+{
+	u64 done;
+	int ret;
+
+	for (done = 0; done < len; done += QNVRAM_BOUNCE_BYTES) {
+		size_t n = min_t(u64, len - done, QNVRAM_BOUNCE_BYTES);
+
+		memcpy(pool->bounce, pool->base + off + done, n);
+		*crc = qnvram_crc32(*crc, pool->bounce, n);
+		ret = qnvram_bio_rw(pool, REQ_OP_WRITE, dev_pos + done, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Read the device at @dev_pos into pool bytes [@off, @off + @len). */
+static int qnvram_read_range(struct qnvram_pool *pool, u64 off, u64 len,
+			     u64 dev_pos, u32 *crc)
+{
+	u64 done;
+	int ret;
+
+	for (done = 0; done < len; done += QNVRAM_BOUNCE_BYTES) {
+		size_t n = min_t(u64, len - done, QNVRAM_BOUNCE_BYTES);
+
+		ret = qnvram_bio_rw(pool, REQ_OP_READ, dev_pos + done, n);
+		if (ret)
+			return ret;
+		*crc = qnvram_crc32(*crc, pool->bounce, n);
+		memcpy(pool->base + off + done, pool->bounce, n);
+	}
+	qnvram_persist(pool->base + off, len);
+	return 0;
+}
+
+static u64 qnvram_img_base(struct qnvram_pool *pool, int slot)
+{
+	return slot * qnvram_img_slot_bytes(pool->bytes);
+}
+
+/* Read both image headers and remember the newest valid image. */
+static void qnvram_img_scan(struct qnvram_pool *pool)
+{
+	struct qnvram_img_header *h;
+	int slot;
+
+	h = kcalloc(QNVRAM_NR_IMG_SLOTS, sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return;
+	for (slot = 0; slot < QNVRAM_NR_IMG_SLOTS; slot++)
+		if (!qnvram_bio_rw(pool, REQ_OP_READ,
+				   qnvram_img_base(pool, slot), QNVRAM_GRANULE))
+			memcpy(&h[slot], pool->bounce, sizeof(*h));
+	slot = qnvram_img_pick(&h[0], &h[1], pool->bytes);
+	pool->img_slot = slot < 0 ? -1 : slot;
+	pool->img_seq = slot < 0 ? 0 : le64_to_cpu(h[slot].seq);
+	kfree(h);
+}
+
+/**
+ * qnvram_backing_open() - open and check the backing device
+ * @pool: the pool, mapped, with @pool->bytes set
+ * @path: device path
+ *
+ * Context: process, module init.
+ * Return: 0; -ENOENT/-EBUSY... from opening it; -EINVAL when it is too
+ * small for two images of the pool or has blocks larger than 4 KiB;
+ * -ENOMEM.
+ */
+int qnvram_backing_open(struct qnvram_pool *pool, const char *path)
+{
+	u64 need = qnvram_swap_start(pool->bytes);
+	struct block_device *bdev;
+	unsigned int i;
+	int ret;
+
+	ret = mobio_bdev_open(path, pool, &pool->backing);
+	if (ret) {
+		pr_err("cannot open backing device %s: %d\n", path, ret);
+		return ret;
+	}
+	bdev = pool->backing.bdev;
+	pool->backing_bytes = bdev_nr_bytes(bdev);
+	if (pool->backing_bytes < need ||
+	    bdev_logical_block_size(bdev) > QNVRAM_GRANULE) {
+		pr_err("backing device %s: %llu bytes with %u-byte blocks; needs at least %llu bytes (two images of the pool) and blocks of at most 4096\n",
+		       path, pool->backing_bytes, bdev_logical_block_size(bdev),
+		       need);
+		ret = -EINVAL;
+		goto err_close;
+	}
+
+	ret = -ENOMEM;
+	pool->bounce_pages = kcalloc(QNVRAM_BOUNCE_PAGES,
+				     sizeof(*pool->bounce_pages), GFP_KERNEL);
+	if (!pool->bounce_pages)
+		goto err_close;
+	for (i = 0; i < QNVRAM_BOUNCE_PAGES; i++) {
+		pool->bounce_pages[i] = alloc_page(GFP_KERNEL);
+		if (!pool->bounce_pages[i])
+			goto err_free_pages;
+	}
+	pool->bounce = vmap(pool->bounce_pages, QNVRAM_BOUNCE_PAGES, VM_MAP,
+			    PAGE_KERNEL);
+	if (!pool->bounce)
+		goto err_free_pages;
+	qnvram_img_scan(pool);
+	return 0;
+
+err_free_pages:
+	qnvram_backing_close(pool);
+	return ret;
+err_close:
+	mobio_bdev_close(&pool->backing);
+	return ret;
+}
+
+/**
+ * qnvram_backing_close() - release the backing device and bounce buffer
+ * @pool: the pool (nothing is written)
+ *
+ * Context: process.
+ */
+void qnvram_backing_close(struct qnvram_pool *pool)
+{
+	unsigned int i;
+
+	if (pool->bounce)
+		vunmap(pool->bounce);
+	pool->bounce = NULL;
+	if (pool->bounce_pages) {
+		for (i = 0; i < QNVRAM_BOUNCE_PAGES; i++)
+			if (pool->bounce_pages[i])
+				__free_page(pool->bounce_pages[i]);
+		kfree(pool->bounce_pages);
+		pool->bounce_pages = NULL;
+	}
+	mobio_bdev_close(&pool->backing);
+}
+
+/**
+ * qnvram_flush() - write the pool's image to the older image slot
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * Writes every resident region's data (checksummed as copied), then the
+ * metadata copy with those checksums, then, after a cache flush, the
+ * header with FUA. Until the header lands the previous image stays
+ * current, so a torn flush loses nothing that the last flush saved.
+ * Apps may write regions during the flush; the image then holds each
+ * block as it was when copied.
+ *
+ * Context: process, may sleep for seconds.
+ * Return: 0; -ENODEV without a backing device; -ENOMEM; -EIO.
+ */
+int qnvram_flush(struct qnvram_pool *pool)
+{
+	int slot = pool->img_slot == 0 ? 1 : 0;
+	u64 base = qnvram_img_base(pool, slot);
+	u64 start = ktime_get_ns(), bytes = 0;
+	struct qnvram_img_header *hdr;
+	struct qnvram_meta *img_meta;
+	u32 nr = 0;
+	int i, ret;
+
+	lockdep_assert_held(&pool->lock);
+	if (!pool->backing.bdev)
+		return -ENODEV;
+	img_meta = kmemdup(pool->meta, sizeof(*img_meta), GFP_KERNEL);
+	if (!img_meta)
+		return -ENOMEM;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		struct qnvram_region_entry *e = &img_meta->entries[i];
+		u64 off = le64_to_cpu(e->offset), len = le64_to_cpu(e->length);
+		u32 crc = 0;
+
+		if (!e->flags || (le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
+			continue;
+		ret = qnvram_write_range(pool, off, len,
+					 base + QNVRAM_IMG_HDR_BYTES + off, &crc);
+		if (ret)
+			goto out_error;
+		e->data_crc = cpu_to_le32(crc);
+		bytes += len;
+		nr++;
+	}
+	qnvram_meta_seal(img_meta);
+	memset(pool->bounce, 0, QNVRAM_META_IO_BYTES);
+	memcpy(pool->bounce, img_meta, sizeof(*img_meta));
+	ret = qnvram_bio_rw(pool, REQ_OP_WRITE, base + QNVRAM_IMG_HDR_BYTES,
+			    QNVRAM_META_IO_BYTES);
+	if (ret)
+		goto out_error;
+
+	memset(pool->bounce, 0, QNVRAM_GRANULE);
+	hdr = pool->bounce;
+	hdr->magic = cpu_to_le64(QNVRAM_IMG_MAGIC);
+	hdr->version = cpu_to_le32(QNVRAM_FORMAT_VERSION);
+	hdr->nr_regions = cpu_to_le32(nr);
+	hdr->pool_bytes = cpu_to_le64(pool->bytes);
+	hdr->seq = cpu_to_le64(pool->img_seq + 1);
+	hdr->meta_crc = img_meta->hdr.crc;
+	qnvram_img_seal(hdr);
+	/* The data and metadata must be stable before the header names them. */
+	ret = qnvram_bio_rw(pool, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA, base,
+			    QNVRAM_GRANULE);
+	if (ret)
+		goto out_error;
+
+	pool->img_slot = slot;
+	pool->img_seq++;
+	bytes += QNVRAM_META_IO_BYTES + QNVRAM_GRANULE;
+	pool->stats.flushes++;
+	pool->stats.flush_bytes += bytes;
+	pool->stats.last_flush_bytes = bytes;
+	pool->stats.last_flush_ns = ktime_get_ns() - start;
+	kfree(img_meta);
+	qnvram_genl_event(QNVRAM_EVENT_FLUSHED, pool, -1);
+	return 0;
+
+out_error:
+	pool->stats.flush_errors++;
+	kfree(img_meta);
+	pr_err("flush to image slot %d failed: %d\n", slot, ret);
+	return ret;
+}
+
+/**
+ * qnvram_restore() - rebuild the pool from the newest valid flash image
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * Regions whose data fails its checksum are dropped (and counted), the
+ * others are copied into the pool; the metadata is then committed.
+ *
+ * Context: process, may sleep.
+ * Return: 0; -ENOENT when no valid image exists; -EBADMSG for a metadata
+ * copy that fails validation; -EIO.
+ */
+int qnvram_restore(struct qnvram_pool *pool)
+{
+	struct qnvram_img_header hdr;
+	const char *why;
+	u64 base;
+	int i, ret;
+
+	lockdep_assert_held(&pool->lock);
+	if (pool->img_slot < 0)
+		return -ENOENT;
+	base = qnvram_img_base(pool, pool->img_slot);
+	ret = qnvram_bio_rw(pool, REQ_OP_READ, base, QNVRAM_GRANULE);
+	if (ret)
+		return ret;
+	memcpy(&hdr, pool->bounce, sizeof(hdr));
+	ret = qnvram_bio_rw(pool, REQ_OP_READ, base + QNVRAM_IMG_HDR_BYTES,
+			    QNVRAM_META_IO_BYTES);
+	if (ret)
+		return ret;
+	memcpy(pool->meta, pool->bounce, sizeof(*pool->meta));
+	ret = qnvram_meta_validate(pool->meta, pool->bytes, &why);
+	if (!ret && pool->meta->hdr.crc != hdr.meta_crc) {
+		why = "metadata does not match the image header";
+		ret = -EBADMSG;
+	}
+	if (ret) {
+		pr_warn("image %llu: %s\n", le64_to_cpu(hdr.seq), why);
+		return -EBADMSG;
+	}
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		struct qnvram_region_entry *e = &pool->meta->entries[i];
+		u64 off = le64_to_cpu(e->offset), len = le64_to_cpu(e->length);
+		u32 crc = 0;
+
+		if (!e->flags || (le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
+			continue;
+		ret = qnvram_read_range(pool, off, len,
+					base + QNVRAM_IMG_HDR_BYTES + off, &crc);
+		if (ret)
+			return ret;
+		if (crc != le32_to_cpu(e->data_crc)) {
+			pr_warn("image %llu: region uid %u magic %#x fails its checksum: dropped\n",
+				le64_to_cpu(hdr.seq), le32_to_cpu(e->uid),
+				le32_to_cpu(e->magic));
+			memset(e, 0, sizeof(*e));
+			pool->stats.restore_dropped++;
+			continue;
+		}
+		e->data_crc = 0;
+	}
+	/* The older pool slot gets it; the other one holds garbage anyway. */
+	pool->meta_slot = 1;
+	qnvram_meta_commit(pool);
+	pr_info("restored pool from image %llu (%u regions with data)\n",
+		le64_to_cpu(hdr.seq), le32_to_cpu(hdr.nr_regions));
+	return 0;
+}
+
+/**
+ * qnvram_swap_out() - move an idle region's data to the swap area
+ * @pool: the pool; caller holds @pool->lock
+ * @slot: a resident region that no file is bound to
+ *
+ * Context: process, may sleep.
+ * Return: 0; -ENOSPC when the swap area is full; -EIO.
+ */
+int qnvram_swap_out(struct qnvram_pool *pool, int slot)
+{
+	struct qnvram_region_entry *e = &pool->meta->entries[slot];
+	u64 swap_start = qnvram_swap_start(pool->bytes);
+	u64 len = le64_to_cpu(e->length), soff;
+	u32 crc = 0;
+	int ret;
+
+	lockdep_assert_held(&pool->lock);
+	ret = qnvram_meta_find_gap(pool->meta, true, 0,
+				   pool->backing_bytes - swap_start, len, &soff);
+	if (ret)
+		return ret;
+	ret = qnvram_write_range(pool, le64_to_cpu(e->offset), len,
+				 swap_start + soff, &crc);
+	if (!ret)
+		ret = blkdev_issue_flush(pool->backing.bdev);
+	if (ret)
+		return ret;
+	/* Only once the data is on flash may the pool space be reused. */
+	e->flags = cpu_to_le32(QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED);
+	e->offset = cpu_to_le64(soff);
+	e->data_crc = cpu_to_le32(crc);
+	qnvram_meta_commit(pool);
+	pool->stats.swap_outs++;
+	pool->stats.swap_bytes += len;
+	qnvram_genl_event(QNVRAM_EVENT_SWAPPED_OUT, pool, slot);
+	return 0;
+}
+
+/**
+ * qnvram_swap_in() - bring a swapped region back into the pool
+ * @pool: the pool; caller holds @pool->lock
+ * @slot: a swapped region
+ * @pool_offset: free space of the region's length in the data area, bytes
+ *
+ * Context: process, may sleep.
+ * Return: 0; -EIO on a read error or a checksum mismatch (the region then
+ * stays swapped).
+ */
+int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
+{
+	struct qnvram_region_entry *e = &pool->meta->entries[slot];
+	u64 len = le64_to_cpu(e->length);
+	u32 crc = 0;
+	int ret;
+
+	lockdep_assert_held(&pool->lock);
+	ret = qnvram_read_range(pool, pool_offset, len,
+				qnvram_swap_start(pool->bytes) +
+				le64_to_cpu(e->offset), &crc);
+	if (ret)
+		return ret;
+	if (crc != le32_to_cpu(e->data_crc)) {
+		pr_err("swapped region uid %u magic %#x fails its checksum\n",
+		       le32_to_cpu(e->uid), le32_to_cpu(e->magic));
+		return -EIO;
+	}
+	e->flags = cpu_to_le32(QNVRAM_ENTRY_USED);
+	e->offset = cpu_to_le64(pool_offset);
+	e->data_crc = 0;
+	qnvram_meta_commit(pool);
+	pool->stats.swap_ins++;
+	qnvram_genl_event(QNVRAM_EVENT_SWAPPED_IN, pool, slot);
+	return 0;
+}
+
+static void qnvram_power_key_work_fn(struct work_struct *work)
+{
+	struct qnvram_pool *pool = container_of(to_delayed_work(work),
+						struct qnvram_pool,
+						power_key_work);
+	int ret;
+
+	qnvram_genl_event(QNVRAM_EVENT_POWER_KEY, pool, -1);
+	mutex_lock(&pool->lock);
+	ret = qnvram_flush(pool);
+	if (!ret)
+		pool->stats.power_key_flushes++;
+	mutex_unlock(&pool->lock);
+	pr_info("power key held %u ms: flush %s (%d)\n", qnvram_hold_ms,
+		ret ? "failed" : "done", ret);
+}
+
+/* Atomic context (input core holds the device's event lock). */
+static void qnvram_input_event(struct input_handle *handle, unsigned int type,
+			       unsigned int code, int value)
+{
+	struct qnvram_pool *pool = handle->handler->private;
+	unsigned int hold_ms = READ_ONCE(qnvram_hold_ms);
+
+	if (type != EV_KEY || code != KEY_POWER)
+		return;
+	if (value == 1) {
+		pool->stats.power_key_presses++;
+		if (hold_ms)
+			mod_delayed_work(system_wq, &pool->power_key_work,
+					 msecs_to_jiffies(hold_ms));
+	} else if (value == 0) {
+		/* Released early: no flush. Autorepeat (2) changes nothing. */
+		cancel_delayed_work(&pool->power_key_work);
+	}
+}
+
+static int qnvram_input_connect(struct input_handler *handler,
+				struct input_dev *dev,
+				const struct input_device_id *id)
+{
+	struct input_handle *handle;
+	int ret;
+
+	handle = kzalloc(sizeof(*handle), GFP_KERNEL);
+	if (!handle)
+		return -ENOMEM;
+	handle->dev = dev;
+	handle->handler = handler;
+	handle->name = "qnvram";
+	ret = input_register_handle(handle);
+	if (ret)
+		goto err_free;
+	ret = input_open_device(handle);
+	if (ret)
+		goto err_unregister;
+	return 0;
+
+err_unregister:
+	input_unregister_handle(handle);
+err_free:
+	kfree(handle);
+	return ret;
+}
+
+static void qnvram_input_disconnect(struct input_handle *handle)
+{
+	input_close_device(handle);
+	input_unregister_handle(handle);
+	kfree(handle);
+}
+
+static const struct input_device_id qnvram_input_ids[] = {
+	{
+		.flags = INPUT_DEVICE_ID_MATCH_EVBIT |
+			 INPUT_DEVICE_ID_MATCH_KEYBIT,
+		.evbit = { BIT_MASK(EV_KEY) },
+		.keybit = { [BIT_WORD(KEY_POWER)] = BIT_MASK(KEY_POWER) },
+	},
+	{ },
+};
+
+static struct input_handler qnvram_input_handler = {
+	.event = qnvram_input_event,
+	.connect = qnvram_input_connect,
+	.disconnect = qnvram_input_disconnect,
+	.name = "qnvram",
+	.id_table = qnvram_input_ids,
+};
+
+/* Power-off and halt end with RAM gone: save it. A restart keeps RAM. */
+static int qnvram_reboot_notify(struct notifier_block *nb,
+				unsigned long action, void *data)
+{
+	struct qnvram_pool *pool = container_of(nb, struct qnvram_pool,
+						reboot_nb);
+	int ret;
+
+	if (action != SYS_POWER_OFF && action != SYS_HALT)
+		return NOTIFY_DONE;
+	mutex_lock(&pool->lock);
+	if (pool->backing.bdev) {
+		ret = qnvram_flush(pool);
+		if (!ret)
+			pool->stats.poweroff_flushes++;
+		pr_info("power-off: flush %s (%d)\n", ret ? "failed" : "done",
+			ret);
+	}
+	mutex_unlock(&pool->lock);
+	return NOTIFY_DONE;
+}
+
+/**
+ * qnvram_triggers_init() - start watching the power key and power-off
+ * @pool: the pool
+ *
+ * Context: process, module init.
+ * Return: 0 or a negative errno from input_register_handler().
+ */
+int qnvram_triggers_init(struct qnvram_pool *pool)
+{
+	int ret;
+
+	INIT_DELAYED_WORK(&pool->power_key_work, qnvram_power_key_work_fn);
+	qnvram_input_handler.private = pool;
+	ret = input_register_handler(&qnvram_input_handler);
+	if (ret)
+		return ret;
+	pool->reboot_nb.notifier_call = qnvram_reboot_notify;
+	register_reboot_notifier(&pool->reboot_nb);
+	return 0;
+}
+
+/**
+ * qnvram_triggers_exit() - stop watching; waits for a running flush
+ * @pool: the pool
+ *
+ * Context: process, may sleep.
+ */
+void qnvram_triggers_exit(struct qnvram_pool *pool)
+{
+	unregister_reboot_notifier(&pool->reboot_nb);
+	input_unregister_handler(&qnvram_input_handler);
+	cancel_delayed_work_sync(&pool->power_key_work);
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qNVRAM: the "qnvram" generic netlink family (include/uapi/linux/qnvram.h).
+ * Anyone may list, inspect and free their own uid's regions; flush needs
+ * CAP_SYS_ADMIN. Every attribute is checked by the family policy.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <net/genetlink.h>
+#include "qnvram_pool.h"
+
+static struct genl_family qnvram_genl_family;
+
+static const struct nla_policy qnvram_genl_policy[QNVRAM_A_MAX + 1] = {
+	[MOBIO_A_UID] = { .type = NLA_U32 },
+	[QNVRAM_A_MAGIC] = { .type = NLA_U32 },
+};
+
+/* Caller holds pool->lock. */
+static int qnvram_genl_put_region(struct sk_buff *skb,
+				  const struct qnvram_pool *pool, int slot,
+				  bool admin)
+{
+	const struct qnvram_region_entry *e = &pool->meta->entries[slot];
+	u32 flags = le32_to_cpu(e->flags);
+	kuid_t kuid = make_kuid(&init_user_ns, le32_to_cpu(e->uid));
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, QNVRAM_A_REGION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MOBIO_A_UID,
+			from_kuid_munged(current_user_ns(), kuid)) ||
+	    nla_put_u32(skb, QNVRAM_A_MAGIC, le32_to_cpu(e->magic)) ||
+	    nla_put_u64_64bit(skb, QNVRAM_A_SIZE, le64_to_cpu(e->length),
+			      MOBIO_A_PAD) ||
+	    nla_put_u32(skb, QNVRAM_A_STATE,
+			(flags & QNVRAM_ENTRY_SWAPPED) ? QNVRAM_STATE_SWAPPED :
+							 QNVRAM_STATE_RESIDENT) ||
+	    nla_put_u32(skb, QNVRAM_A_MAP_COUNT,
+			atomic_read(&pool->rt[slot].maps)) ||
+	    (admin && nla_put_u64_64bit(skb, MOBIO_A_RANGE_START,
+					le64_to_cpu(e->offset), MOBIO_A_PAD))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The region named by the request: uid (default: the caller's) and magic. */
+static int qnvram_genl_lookup(struct sk_buff *skb, struct genl_info *info,
+			      u32 *uid, u32 *magic)
+{
+	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
+	u32 req_uid;
+	int ret;
+
+	if (!info->attrs[QNVRAM_A_MAGIC]) {
+		NL_SET_ERR_MSG(info->extack, "missing QNVRAM_A_MAGIC");
+		return -EINVAL;
+	}
+	*magic = nla_get_u32(info->attrs[QNVRAM_A_MAGIC]);
+	req_uid = info->attrs[MOBIO_A_UID] ?
+		  nla_get_u32(info->attrs[MOBIO_A_UID]) :
+		  from_kuid_munged(current_user_ns(), current_euid());
+	ret = qnvram_resolve_uid(req_uid, admin, uid);
+	if (ret == -EPERM)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MOBIO_A_UID],
+				    "region of another uid");
+	else if (ret)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MOBIO_A_UID],
+				    "uid not mapped in this user namespace");
+	return ret;
+}
+
+static int qnvram_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mobio_stat stats[QNVRAM_NR_STATS];
+	unsigned int n;
+
+	n = qnvram_collect_stats(&qnvram_pool, stats, ARRAY_SIZE(stats));
+	return mobio_genl_reply_stats(&qnvram_genl_family, info, stats, n);
+}
+
+static int qnvram_genl_list(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct qnvram_pool *pool = &qnvram_pool;
+	bool admin = netlink_capable(cb->skb, CAP_SYS_ADMIN);
+	u32 self = from_kuid(&init_user_ns, current_euid());
+	void *hdr;
+	int slot;
+
+	mutex_lock(&pool->lock);
+	for (slot = cb->args[0]; slot < QNVRAM_MAX_REGIONS; slot++) {
+		const struct qnvram_region_entry *e = &pool->meta->entries[slot];
+
+		if (!e->flags || (!admin && le32_to_cpu(e->uid) != self))
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &qnvram_genl_family,
+				  NLM_F_MULTI, QNVRAM_CMD_LIST);
+		if (!hdr)
+			break;
+		if (qnvram_genl_put_region(skb, pool, slot, admin)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	mutex_unlock(&pool->lock);
+	/* A full skb ends this round; the next one resumes at @slot. */
+	cb->args[0] = slot;
+	return skb->len;
+}
+
+static int qnvram_genl_retrieve(struct sk_buff *skb, struct genl_info *info)
+{
+	struct qnvram_pool *pool = &qnvram_pool;
+	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
+	struct sk_buff *msg;
+	u32 uid, magic;
+	void *hdr;
+	int slot, ret;
+
+	ret = qnvram_genl_lookup(skb, info, &uid, &magic);
+	if (ret)
+		return ret;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &qnvram_genl_family, 0,
+				QNVRAM_CMD_RETRIEVE);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err_free;
+	}
+	mutex_lock(&pool->lock);
+	slot = qnvram_meta_find(pool->meta, uid, magic);
+	ret = slot < 0 ? slot : qnvram_genl_put_region(msg, pool, slot, admin);
+	mutex_unlock(&pool->lock);
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(info->extack, "no region with this uid and magic");
+	if (ret)
+		goto err_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int qnvram_genl_free(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 uid, magic;
+	int ret;
+
+	ret = qnvram_genl_lookup(skb, info, &uid, &magic);
+	if (ret)
+		return ret;
+	ret = qnvram_region_free(&qnvram_pool, uid, magic);
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(info->extack, "no region with this uid and magic");
+	else if (ret == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, "region is mapped by a process");
+	return ret;
+}
+
+static int qnvram_genl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct qnvram_pool *pool = &qnvram_pool;
+	int ret;
+
+	mutex_lock(&pool->lock);
+	ret = qnvram_flush(pool);
+	mutex_unlock(&pool->lock);
+	if (ret == -ENODEV)
+		NL_SET_ERR_MSG(info->extack,
+			       "no backing device (load qnvram with backing=)");
+	else if (ret)
+		NL_SET_ERR_MSG(info->extack, "writing the pool image failed");
+	return ret;
+}
+
+/**
+ * qnvram_genl_event() - multicast an event on the "events" group
+ * @event: what happened
+ * @pool: the pool; caller holds its lock when @slot >= 0
+ * @slot: the region concerned, or -1
+ *
+ * Best effort: without listeners, or without memory, nothing is sent.
+ * Context: process.
+ */
+void qnvram_genl_event(enum qnvram_event event, const struct qnvram_pool *pool,
+		       int slot)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &qnvram_genl_family, 0, QNVRAM_CMD_EVENT);
+	if (!hdr || nla_put_u32(msg, QNVRAM_A_EVENT, event) ||
+	    (slot >= 0 && qnvram_genl_put_region(msg, pool, slot, true))) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&qnvram_genl_family, msg, 0, 0, GFP_KERNEL);
+}
+
+static const struct genl_small_ops qnvram_genl_ops[] = {
+	{
+		.cmd = QNVRAM_CMD_GET_STATS,
+		.doit = qnvram_genl_get_stats,
+	},
+	{
+		.cmd = QNVRAM_CMD_LIST,
+		.dumpit = qnvram_genl_list,
+	},
+	{
+		.cmd = QNVRAM_CMD_RETRIEVE,
+		.doit = qnvram_genl_retrieve,
+	},
+	{
+		.cmd = QNVRAM_CMD_FREE,
+		.doit = qnvram_genl_free,
+	},
+	{
+		.cmd = QNVRAM_CMD_FLUSH,
+		.doit = qnvram_genl_flush,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group qnvram_genl_mcgrps[] = {
+	{ .name = MOBIO_GENL_MCGRP_EVENTS, },
+};
+
+static struct genl_family qnvram_genl_family __ro_after_init = {
+	.name = QNVRAM_GENL_NAME,
+	.version = MOBIO_GENL_VERSION,
+	.maxattr = QNVRAM_A_MAX,
+	.policy = qnvram_genl_policy,
+	.module = THIS_MODULE,
+	.small_ops = qnvram_genl_ops,
+	.n_small_ops = ARRAY_SIZE(qnvram_genl_ops),
+	.mcgrps = qnvram_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(qnvram_genl_mcgrps),
+};
+
+/**
+ * qnvram_genl_init() - register the "qnvram" family
+ *
+ * Context: process, module init.
+ * Return: 0 or a negative errno from genl_register_family().
+ */
+int qnvram_genl_init(void)
+{
+	return genl_register_family(&qnvram_genl_family);
+}
+
+/**
+ * qnvram_genl_exit() - unregister the family
+ */
+void qnvram_genl_exit(void)
+{
+	genl_unregister_family(&qnvram_genl_family);
+}

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qNVRAM: quasi non-volatile RAM for apps (Luo et al., HotStorage'14).
+ *
+ * A pool of DRAM reserved at boot (memmap=<size>$<phys>) is carved into
+ * page-granular regions named by (uid, magic). Apps map them through
+ * /dev/qnvram. The pool's metadata lives inside the pool (two checksummed
+ * slots, see qnvram_format.h), so after an app crash or a warm reboot the
+ * module adopts the pool as it is and apps retrieve their regions. When the
+ * power key is held, at power-off, on demand and under pool pressure the
+ * pool (or an idle region) is written to a backing block device, from which
+ * a cold boot restores it.
+ *
+ * This file: module parameters, pool setup, metadata commits and the
+ * region operations behind the ioctls and netlink commands.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/ktime.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/libnvdimm.h>
+#include <asm/cacheflush.h>
+#include "qnvram_pool.h"
+
+static unsigned long phys;
+module_param(phys, ulong, 0444);
+MODULE_PARM_DESC(phys, "Physical start of the pool, bytes; reserve it with memmap=<size>$<phys>");
+
+static unsigned long size;
+module_param(size, ulong, 0444);
+MODULE_PARM_DESC(size, "Pool size, bytes (multiple of 4096, at least 68 KiB)");
+
+static bool fallback;
+module_param(fallback, bool, 0444);
+MODULE_PARM_DESC(fallback, "Without phys=, take the pool from ordinary memory (survives app crashes only; default size 8 MiB)");
+
+static char *backing;
+module_param(backing, charp, 0444);
+MODULE_PARM_DESC(backing, "Backing block device for flush, restore and swap (e.g. /dev/vdb); at least 2 * (size + 4 KiB)");
+
+unsigned int qnvram_hold_ms = 5000;
+module_param_named(hold_ms, qnvram_hold_ms, uint, 0644);
+MODULE_PARM_DESC(hold_ms, "Power key hold time that triggers a flush, ms (default 5000; 0 disables)");
+
+static unsigned long uid_quota;
+module_param(uid_quota, ulong, 0644);
+MODULE_PARM_DESC(uid_quota, "Bytes one uid may hold, resident or swapped (0: no limit)");
+
+#define QNVRAM_FALLBACK_DEFAULT_BYTES	(8UL * 1024 * 1024)
+
+struct qnvram_pool qnvram_pool;
+
+/**
+ * qnvram_persist() - write CPU caches back to the pool's memory
+ * @addr: start, inside the pool
+ * @bytes: length, bytes
+ *
+ * A warm reset on real hardware may drop dirty cache lines; what must
+ * survive one is written back first. A no-op where the architecture has
+ * no pmem API (the data then relies on the reset keeping caches).
+ * Context: any.
+ */
+void qnvram_persist(void *addr, size_t bytes)
+{
+	arch_wb_cache_pmem(addr, bytes);
+	wmb();	/* order the write-back before what the caller does next */
+}
+
+static struct qnvram_meta *qnvram_meta_slot_ptr(struct qnvram_pool *pool,
+						int slot)
+{
+	return pool->base + slot * QNVRAM_META_SLOT_BYTES;
+}
+
+/**
+ * qnvram_meta_commit() - make the working metadata the pool's current one
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * Bumps the generation, seals, and stores the copy into the older slot,
+ * then persists it: a reset during the store leaves the older slot torn
+ * (bad checksum) and the previous one current.
+ * Context: process.
+ */
+void qnvram_meta_commit(struct qnvram_pool *pool)
+{
+	int target = pool->meta_slot ^ 1;
+	struct qnvram_meta *dst = qnvram_meta_slot_ptr(pool, target);
+
+	lockdep_assert_held(&pool->lock);
+	le64_add_cpu(&pool->meta->hdr.generation, 1);
+	qnvram_meta_seal(pool->meta);
+	memcpy(dst, pool->meta, sizeof(*dst));
+	qnvram_persist(dst, sizeof(*dst));
+	pool->meta_slot = target;
+	pool->stats.meta_commits++;
+}
+
+/**
+ * qnvram_resolve_uid() - check and translate a uid named by the caller
+ * @uid: uid in the caller's user namespace
+ * @admin: the caller has CAP_SYS_ADMIN
+ * @pool_uid: set to the uid as stored in the pool (initial namespace)
+ *
+ * Return: 0; -EINVAL for a uid not mapped in the caller's namespace;
+ * -EPERM for another user's uid without @admin.
+ */
+int qnvram_resolve_uid(u32 uid, bool admin, u32 *pool_uid)
+{
+	kuid_t kuid = make_kuid(current_user_ns(), uid);
+
+	if (!uid_valid(kuid))
+		return -EINVAL;
+	if (!admin && !uid_eq(kuid, current_euid()))
+		return -EPERM;
+	*pool_uid = from_kuid(&init_user_ns, kuid);
+	return 0;
+}
+
+static struct qnvram_region_entry *qnvram_entry(struct qnvram_pool *pool,
+						int slot)
+{
+	return &pool->meta->entries[slot];
+}
+
+/* The least recently used region that no file is bound to, or -ENOENT. */
+static int qnvram_pick_victim(struct qnvram_pool *pool)
+{
+	int i, victim = -ENOENT;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		u32 flags = le32_to_cpu(qnvram_entry(pool, i)->flags);
+
+		if (!(flags & QNVRAM_ENTRY_USED) ||
+		    (flags & QNVRAM_ENTRY_SWAPPED) || pool->rt[i].binds)
+			continue;
+		if (victim < 0 ||
+		    pool->rt[i].last_used_ns < pool->rt[victim].last_used_ns)
+			victim = i;
+	}
+	return victim;
+}
+
+/*
+ * Find @length free bytes in the data area, swapping idle regions out to
+ * the backing device (least recently used first) until they fit.
+ */
+static int qnvram_find_space(struct qnvram_pool *pool, u64 length,
+			     u64 *offset)
+{
+	int victim, ret;
+
+	for (;;) {
+		if (!qnvram_meta_find_gap(pool->meta, false, QNVRAM_DATA_OFFSET,
+					  pool->bytes, length, offset))
+			return 0;
+		if (!pool->backing.bdev)
+			return -ENOSPC;
+		victim = qnvram_pick_victim(pool);
+		if (victim < 0)
+			return -ENOSPC;
+		ret = qnvram_swap_out(pool, victim);
+		if (ret)
+			return ret;
+	}
+}
+
+static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
+				u32 magic, u64 req_bytes)
+{
+	struct qnvram_region_entry *e;
+	u64 length, offset;
+	int slot, ret;
+
+	if (!req_bytes || req_bytes > QNVRAM_REGION_MAX_BYTES)
+		return -EINVAL;
+	length = round_up(req_bytes, QNVRAM_GRANULE);
+	if (length > pool->bytes - QNVRAM_DATA_OFFSET)
+		return -ENOSPC;
+	if (uid_quota &&
+	    qnvram_meta_uid_bytes(pool->meta, uid) + length > uid_quota)
+		return -EDQUOT;
+	slot = qnvram_meta_free_slot(pool->meta);
+	if (slot < 0)
+		return slot;
+	ret = qnvram_find_space(pool, length, &offset);
+	if (ret)
+		return ret;
+
+	/* A new region never shows what an earlier owner left there. */
+	memset(pool->base + offset, 0, length);
+	qnvram_persist(pool->base + offset, length);
+
+	e = qnvram_entry(pool, slot);
+	e->flags = cpu_to_le32(QNVRAM_ENTRY_USED);
+	e->uid = cpu_to_le32(uid);
+	e->magic = cpu_to_le32(magic);
+	e->data_crc = 0;
+	e->offset = cpu_to_le64(offset);
+	e->length = cpu_to_le64(length);
+	qnvram_meta_commit(pool);
+	return slot;
+}
+
+/**
+ * qnvram_region_bind() - bind an open file to a region, creating it or
+ *	swapping it in as needed
+ * @pool: the pool
+ * @b: the file's binding; must be unbound
+ * @req: request from userspace (untrusted); size and state are filled in
+ * @create: QNVRAM_IOC_ALLOC (true) or QNVRAM_IOC_RETRIEVE (false)
+ *
+ * Context: process, may sleep (flash I/O for swap-in or swap-out).
+ * Return: 0; -EINVAL for bad flags, reserved fields, sizes or uids; -EPERM
+ * for another user's region; -EBUSY if @b is already bound; -EEXIST
+ * (create without QNVRAM_REQ_OPEN_EXISTING) or -ENOENT (retrieve) for the
+ * region's presence; -ENOSPC, -EDQUOT when it does not fit; -EIO when a
+ * swapped region's data fails its checksum.
+ */
+int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
+		       struct qnvram_region_req *req, bool create)
+{
+	struct qnvram_region_entry *e;
+	u32 uid, flags;
+	u64 offset;
+	int slot, ret;
+
+	if (req->reserved[0] || req->reserved[1] ||
+	    (req->flags & ~QNVRAM_REQ_ALL) || (!create && req->flags))
+		return -EINVAL;
+	ret = qnvram_resolve_uid(req->uid, capable(CAP_SYS_ADMIN), &uid);
+	if (ret)
+		return ret;
+
+	mutex_lock(&pool->lock);
+	if (b->slot >= 0) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	slot = qnvram_meta_find(pool->meta, uid, req->magic);
+	if (create && slot >= 0 && !(req->flags & QNVRAM_REQ_OPEN_EXISTING)) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	if (!create && slot < 0) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	if (slot < 0) {
+		slot = qnvram_region_create(pool, uid, req->magic, req->size);
+		if (slot < 0) {
+			ret = slot;
+			goto out_unlock;
+		}
+	}
+
+	e = qnvram_entry(pool, slot);
+	flags = le32_to_cpu(e->flags);
+	if (flags & QNVRAM_ENTRY_SWAPPED) {
+		/* Pin it against being picked as a victim while we make room. */
+		pool->rt[slot].binds++;
+		ret = qnvram_find_space(pool, le64_to_cpu(e->length), &offset);
+		if (!ret)
+			ret = qnvram_swap_in(pool, slot, offset);
+		pool->rt[slot].binds--;
+		if (ret)
+			goto out_unlock;
+	}
+
+	pool->rt[slot].binds++;
+	pool->rt[slot].last_used_ns = ktime_get_ns();
+	b->slot = slot;
+	b->offset = le64_to_cpu(e->offset);
+	b->length = le64_to_cpu(e->length);
+	req->size = b->length;
+	req->state = QNVRAM_STATE_RESIDENT;
+	ret = 0;
+out_unlock:
+	mutex_unlock(&pool->lock);
+	return ret;
+}
+
+/**
+ * qnvram_region_unbind() - drop a file's binding (last close of the file)
+ * @pool: the pool
+ * @b: the binding; unbound afterwards (unbinding twice is a no-op)
+ *
+ * Context: process, may sleep.
+ */
+void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b)
+{
+	if (b->slot < 0)
+		return;
+	mutex_lock(&pool->lock);
+	pool->rt[b->slot].binds--;
+	pool->rt[b->slot].last_used_ns = ktime_get_ns();
+	b->slot = -1;
+	mutex_unlock(&pool->lock);
+}
+
+/**
+ * qnvram_region_free() - free a region
+ * @pool: the pool
+ * @uid: owner, as stored in the pool (see qnvram_resolve_uid())
+ * @magic: name
+ *
+ * Context: process, may sleep.
+ * Return: 0; -ENOENT if there is no such region; -EBUSY while a file is
+ * bound to it (an app still maps it).
+ */
+int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic)
+{
+	int slot, ret = 0;
+
+	mutex_lock(&pool->lock);
+	slot = qnvram_meta_find(pool->meta, uid, magic);
+	if (slot < 0) {
+		ret = slot;
+	} else if (pool->rt[slot].binds) {
+		ret = -EBUSY;
+	} else {
+		memset(qnvram_entry(pool, slot), 0, sizeof(struct qnvram_region_entry));
+		qnvram_meta_commit(pool);
+	}
+	mutex_unlock(&pool->lock);
+	return ret;
+}
+
+/**
+ * qnvram_collect_stats() - snapshot the pool's counters
+ * @pool: the pool
+ * @stats: array to fill
+ * @max: its length (QNVRAM_NR_STATS is enough)
+ *
+ * Context: process, may sleep (takes @pool->lock).
+ * Return: the number of counters filled.
+ */
+unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
+				  struct mobio_stat *stats, unsigned int max)
+{
+	struct qnvram_space space, swap = {};
+	unsigned int n = 0, resident = 0, swapped = 0;
+	u64 flush_kbps = 0;
+	int i;
+
+#define QNVRAM_STAT(nm, val) do {			\
+		if (n < max)				\
+			stats[n++] = (struct mobio_stat){ nm, val }; \
+	} while (0)
+
+	mutex_lock(&pool->lock);
+	qnvram_meta_space(pool->meta, false, QNVRAM_DATA_OFFSET, pool->bytes,
+			  &space);
+	if (pool->backing.bdev)
+		qnvram_meta_space(pool->meta, true, 0, pool->backing_bytes -
+				  qnvram_swap_start(pool->bytes), &swap);
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		u32 flags = le32_to_cpu(qnvram_entry(pool, i)->flags);
+
+		if (flags & QNVRAM_ENTRY_SWAPPED)
+			swapped++;
+		else if (flags)
+			resident++;
+	}
+	if (pool->stats.last_flush_ns)
+		flush_kbps = div64_u64(pool->stats.last_flush_bytes * 1000000ULL,
+				       pool->stats.last_flush_ns);
+
+	QNVRAM_STAT("pool_bytes", pool->bytes);
+	QNVRAM_STAT("data_bytes", pool->bytes - QNVRAM_DATA_OFFSET);
+	QNVRAM_STAT("used_bytes", pool->bytes - QNVRAM_DATA_OFFSET -
+		    space.free_bytes);
+	QNVRAM_STAT("free_bytes", space.free_bytes);
+	QNVRAM_STAT("largest_free_bytes", space.largest_free_bytes);
+	QNVRAM_STAT("free_ranges", space.nr_free_ranges);
+	QNVRAM_STAT("regions_resident", resident);
+	QNVRAM_STAT("regions_swapped", swapped);
+	QNVRAM_STAT("fallback", pool->fallback);
+	QNVRAM_STAT("boot_source", pool->boot_source);
+	QNVRAM_STAT("meta_generation", le64_to_cpu(pool->meta->hdr.generation));
+	QNVRAM_STAT("meta_commits", pool->stats.meta_commits);
+	QNVRAM_STAT("backing_bytes", pool->backing.bdev ? pool->backing_bytes : 0);
+	QNVRAM_STAT("swap_free_bytes", swap.free_bytes);
+	QNVRAM_STAT("flushes", pool->stats.flushes);
+	QNVRAM_STAT("flush_errors", pool->stats.flush_errors);
+	QNVRAM_STAT("flush_bytes", pool->stats.flush_bytes);
+	QNVRAM_STAT("last_flush_ns", pool->stats.last_flush_ns);
+	QNVRAM_STAT("last_flush_kbps", flush_kbps);
+	QNVRAM_STAT("power_key_flushes", pool->stats.power_key_flushes);
+	QNVRAM_STAT("poweroff_flushes", pool->stats.poweroff_flushes);
+	QNVRAM_STAT("swap_outs", pool->stats.swap_outs);
+	QNVRAM_STAT("swap_ins", pool->stats.swap_ins);
+	QNVRAM_STAT("restore_dropped_regions", pool->stats.restore_dropped);
+	mutex_unlock(&pool->lock);
+#undef QNVRAM_STAT
+	return n;
+}
+
+static int qnvram_pool_map(struct qnvram_pool *pool)
+{
+	if (!phys) {
+		if (!fallback) {
+			pr_err("no pool: give phys= and size= of a range reserved with memmap=<size>$<phys>, or fallback=1\n");
+			return -EINVAL;
+		}
+		pool->bytes = size ?: QNVRAM_FALLBACK_DEFAULT_BYTES;
+		if (pool->bytes % QNVRAM_GRANULE ||
+		    pool->bytes < QNVRAM_MIN_POOL_BYTES) {
+			pr_err("size=%lu: must be a multiple of 4096 and at least %llu\n",
+			       size, QNVRAM_MIN_POOL_BYTES);
+			return -EINVAL;
+		}
+		pool->base = vzalloc(pool->bytes);
+		if (!pool->base)
+			return -ENOMEM;
+		pool->fallback = true;
+		pr_warn("fallback pool of %llu bytes in ordinary memory: regions survive app crashes, not reboots\n",
+			pool->bytes);
+		return 0;
+	}
+
+	if (!size || size % QNVRAM_GRANULE || phys % QNVRAM_GRANULE ||
+	    size < QNVRAM_MIN_POOL_BYTES || phys + size < phys) {
+		pr_err("phys=%#lx size=%#lx: both must be multiples of 4096, size at least %llu\n",
+		       phys, size, QNVRAM_MIN_POOL_BYTES);
+		return -EINVAL;
+	}
+	/* Ordinary RAM would be handed out by the page allocator too. */
+	if (region_intersects(phys, size, IORESOURCE_SYSTEM_RAM,
+			      IORES_DESC_NONE) != REGION_DISJOINT) {
+		pr_err("%#lx-%#lx overlaps System RAM: reserve it at boot with memmap=%#lx$%#lx\n",
+		       phys, phys + size - 1, size, phys);
+		return -EINVAL;
+	}
+	pool->base = memremap(phys, size, MEMREMAP_WB);
+	if (!pool->base) {
+		pr_err("cannot map %#lx-%#lx\n", phys, phys + size - 1);
+		return -ENOMEM;
+	}
+	pool->phys = phys;
+	pool->bytes = size;
+	return 0;
+}
+
+static void qnvram_pool_unmap(struct qnvram_pool *pool)
+{
+	if (pool->fallback)
+		vfree(pool->base);
+	else
+		memunmap(pool->base);
+	pool->base = NULL;
+}
+
+/* Adopt a valid pool, else restore from flash, else format. */
+static int qnvram_pool_load(struct qnvram_pool *pool)
+{
+	const char *why0, *why1;
+	int cur, ret;
+
+	cur = qnvram_meta_pick(qnvram_meta_slot_ptr(pool, 0),
+			       qnvram_meta_slot_ptr(pool, 1), pool->bytes);
+	if (cur >= 0) {
+		memcpy(pool->meta, qnvram_meta_slot_ptr(pool, cur),
+		       sizeof(*pool->meta));
+		pool->meta_slot = cur;
+		pool->boot_source = QNVRAM_BOOT_ADOPTED;
+		pr_info("adopted pool: generation %llu (slot %d)\n",
+			le64_to_cpu(pool->meta->hdr.generation), cur);
+		return 0;
+	}
+	qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 0), pool->bytes, &why0);
+	qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 1), pool->bytes, &why1);
+	pr_info("no valid pool in RAM (slot 0: %s; slot 1: %s)\n", why0, why1);
+
+	if (pool->backing.bdev) {
+		ret = qnvram_restore(pool);
+		if (!ret) {
+			pool->boot_source = QNVRAM_BOOT_RESTORED;
+			return 0;
+		}
+		if (ret != -ENOENT)
+			pr_warn("restore from %s failed (%d): formatting\n",
+				backing, ret);
+	}
+
+	qnvram_meta_format(pool->meta, pool->bytes);
+	/* Generation 1 goes to slot 0 after the commit's increment. */
+	pool->meta->hdr.generation = 0;
+	pool->meta_slot = 1;
+	qnvram_meta_commit(pool);
+	pool->boot_source = QNVRAM_BOOT_FORMATTED;
+	pr_info("formatted pool of %llu bytes\n", pool->bytes);
+	return 0;
+}
+
+static int __init qnvram_init(void)
+{
+	struct qnvram_pool *pool = &qnvram_pool;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct qnvram_meta) > QNVRAM_META_SLOT_BYTES);
+	BUILD_BUG_ON(sizeof(struct qnvram_img_header) > QNVRAM_IMG_HDR_BYTES);
+	if (PAGE_SIZE != QNVRAM_GRANULE) {
+		pr_err("needs 4 KiB pages (PAGE_SIZE is %lu)\n", PAGE_SIZE);
+		return -EINVAL;
+	}
+
+	mutex_init(&pool->lock);
+	pool->img_slot = -1;
+	pool->meta = kzalloc(sizeof(*pool->meta), GFP_KERNEL);
+	if (!pool->meta)
+		return -ENOMEM;
+	ret = qnvram_pool_map(pool);
+	if (ret)
+		goto err_free_meta;
+	if (backing) {
+		ret = qnvram_backing_open(pool, backing);
+		if (ret)
+			goto err_unmap;
+	}
+	mutex_lock(&pool->lock);
+	ret = qnvram_pool_load(pool);
+	mutex_unlock(&pool->lock);
+	if (ret)
+		goto err_close_backing;
+
+	ret = qnvram_genl_init();
+	if (ret)
+		goto err_close_backing;
+	ret = qnvram_dev_init();
+	if (ret)
+		goto err_genl;
+	ret = qnvram_triggers_init(pool);
+	if (ret)
+		goto err_dev;
+	qnvram_debugfs_init(pool);
+	pr_info("pool %llu bytes at %s, backing %s\n", pool->bytes,
+		pool->fallback ? "vmalloc (fallback)" : "reserved RAM",
+		backing ?: "none");
+	return 0;
+
+err_dev:
+	qnvram_dev_exit();
+err_genl:
+	qnvram_genl_exit();
+err_close_backing:
+	qnvram_backing_close(pool);
+err_unmap:
+	qnvram_pool_unmap(pool);
+err_free_meta:
+	kfree(pool->meta);
+	return ret;
+}
+
+static void __exit qnvram_exit(void)
+{
+	struct qnvram_pool *pool = &qnvram_pool;
+
+	qnvram_debugfs_exit();
+	qnvram_triggers_exit(pool);
+	qnvram_dev_exit();
+	qnvram_genl_exit();
+	qnvram_backing_close(pool);
+	qnvram_pool_unmap(pool);
+	kfree(pool->meta);
+}
+
+module_init(qnvram_init);
+module_exit(qnvram_exit);
+
+MODULE_DESCRIPTION("qNVRAM: reserved DRAM regions for apps that survive crashes and warm reboots, flushed to flash");
+MODULE_AUTHOR("mobio developers");
+MODULE_LICENSE("GPL");

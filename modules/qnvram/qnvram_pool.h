@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * qNVRAM: the pool, its regions and the backing device, shared by the
+ * files of qnvram.ko.
+ */
+#ifndef _QNVRAM_POOL_H
+#define _QNVRAM_POOL_H
+
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <linux/atomic.h>
+#include <linux/uidgid.h>
+#include <linux/notifier.h>
+#include <linux/qnvram.h>
+#include "mobio_compat.h"
+#include "mobio_genl.h"
+#include "qnvram_format.h"
+
+/* Where the pool came from at load time (stat "boot_source"). */
+enum qnvram_boot_source {
+	QNVRAM_BOOT_FORMATTED,	/* no valid pool, no image: empty */
+	QNVRAM_BOOT_ADOPTED,	/* valid pool in RAM: warm reboot */
+	QNVRAM_BOOT_RESTORED,	/* pool rebuilt from the flash image */
+};
+
+/**
+ * struct qnvram_region_rt - run-time state of one table entry
+ * @binds: open files bound to the region; it can be neither freed nor
+ *	swapped out while > 0. Protected by qnvram_pool.lock.
+ * @maps: vmas mapping it (for reports only)
+ * @last_used_ns: ktime of the last bind or unbind, for swap-out order
+ */
+struct qnvram_region_rt {
+	unsigned int binds;
+	atomic_t maps;
+	u64 last_used_ns;
+};
+
+/**
+ * struct qnvram_stats - counters reported by netlink and debugfs
+ *
+ * Protected by qnvram_pool.lock, except power_key_presses (atomic
+ * context writer, read racily).
+ */
+struct qnvram_stats {
+	u64 meta_commits;
+	u64 flushes;
+	u64 flush_errors;
+	u64 flush_bytes;
+	u64 last_flush_ns;
+	u64 last_flush_bytes;
+	u64 power_key_flushes;
+	u64 power_key_presses;
+	u64 poweroff_flushes;
+	u64 swap_outs;
+	u64 swap_ins;
+	u64 swap_bytes;
+	u64 restore_dropped;
+};
+
+/**
+ * struct qnvram_pool - the one pool of this module
+ *
+ * Memory:
+ * @base: kernel mapping of the pool (memremap'd reserved RAM, or vmalloc
+ *	in fallback mode)
+ * @phys: physical start, bytes (0 in fallback mode)
+ * @bytes: pool size, bytes
+ * @fallback: pool is ordinary memory: survives app crashes only
+ *
+ * Metadata, protected by @lock:
+ * @lock: serialises every change of @meta, @rt, the backing device and
+ *	@stats; held across flash I/O, so may be held for long
+ * @meta: the authoritative working copy; qnvram_meta_commit() stores it
+ *	into the older pool slot
+ * @meta_slot: the pool slot holding the current metadata (0 or 1)
+ * @rt: run-time state per table entry
+ *
+ * Backing device, protected by @lock:
+ * @backing: the open device, ->bdev NULL when there is none
+ * @backing_bytes: its size, bytes
+ * @bounce: QNVRAM_BOUNCE_BYTES of vmapped pages for bios
+ * @bounce_pages: the pages behind @bounce
+ * @img_slot: image slot holding the newest image, -1 for none
+ * @img_seq: sequence number of the newest image
+ *
+ * @boot_source: enum qnvram_boot_source
+ * @stats: counters
+ * @power_key_work: flush after the power key was held hold_ms
+ * @reboot_nb: flush at power-off and halt
+ */
+struct qnvram_pool {
+	void *base;
+	phys_addr_t phys;
+	u64 bytes;
+	bool fallback;
+
+	struct mutex lock;
+	struct qnvram_meta *meta;
+	int meta_slot;
+	struct qnvram_region_rt rt[QNVRAM_MAX_REGIONS];
+
+	struct mobio_bdev backing;
+	u64 backing_bytes;
+	void *bounce;
+	struct page **bounce_pages;
+	int img_slot;
+	u64 img_seq;
+
+	enum qnvram_boot_source boot_source;
+	struct qnvram_stats stats;
+	struct delayed_work power_key_work;
+	struct notifier_block reboot_nb;
+};
+
+/* Bytes moved per bio between the pool and the backing device. */
+#define QNVRAM_BOUNCE_BYTES	(1024 * 1024)
+
+/**
+ * struct qnvram_binding - what an open /dev/qnvram file is bound to
+ * @pool: the pool
+ * @slot: table entry index, -1 while unbound
+ * @offset: the region's pool offset, bytes (stable while bound)
+ * @length: the region's length, bytes
+ */
+struct qnvram_binding {
+	struct qnvram_pool *pool;
+	int slot;
+	u64 offset;
+	u64 length;
+};
+
+extern struct qnvram_pool qnvram_pool;
+extern unsigned int qnvram_hold_ms;
+
+/* qnvram_main.c */
+int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
+		       struct qnvram_region_req *req, bool create);
+void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b);
+int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic);
+int qnvram_resolve_uid(u32 uid, bool admin, u32 *pool_uid);
+void qnvram_meta_commit(struct qnvram_pool *pool);
+void qnvram_persist(void *addr, size_t bytes);
+unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
+				  struct mobio_stat *stats, unsigned int max);
+#define QNVRAM_NR_STATS	24
+
+/* qnvram_flash.c */
+int qnvram_backing_open(struct qnvram_pool *pool, const char *path);
+void qnvram_backing_close(struct qnvram_pool *pool);
+int qnvram_flush(struct qnvram_pool *pool);
+int qnvram_restore(struct qnvram_pool *pool);
+int qnvram_swap_out(struct qnvram_pool *pool, int slot);
+int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset);
+int qnvram_triggers_init(struct qnvram_pool *pool);
+void qnvram_triggers_exit(struct qnvram_pool *pool);
+
+/* qnvram_dev.c */
+int qnvram_dev_init(void);
+void qnvram_dev_exit(void);
+
+/* qnvram_genl.c */
+int qnvram_genl_init(void);
+void qnvram_genl_exit(void);
+void qnvram_genl_event(enum qnvram_event event, const struct qnvram_pool *pool,
+		       int slot);
+
+/* qnvram_debugfs.c */
+void qnvram_debugfs_init(struct qnvram_pool *pool);
+void qnvram_debugfs_exit(void);
+
+#endif /* _QNVRAM_POOL_H */
