@@ -20,7 +20,7 @@
  */
 struct mobio_bdev {
 	struct block_device *bdev;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
 	struct file *file;
 #endif
 };
@@ -38,7 +38,7 @@ struct mobio_bdev {
 static inline int mobio_bdev_open(const char *path, void *holder,
 				  struct mobio_bdev *mbd)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
 	struct file *file = bdev_file_open_by_path(path,
 			BLK_OPEN_READ | BLK_OPEN_WRITE, holder, NULL);
 
@@ -67,7 +67,7 @@ static inline void mobio_bdev_close(struct mobio_bdev *mbd)
 {
 	if (!mbd->bdev)
 		return;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
 	fput(mbd->file);
 	mbd->file = NULL;
 #else
@@ -80,7 +80,7 @@ static inline void mobio_bdev_close(struct mobio_bdev *mbd)
 static inline void mobio_vm_flags_set(struct vm_area_struct *vma,
 				      vm_flags_t flags)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;

@@ -95,7 +95,7 @@ struct qnvram_pool {
 	u64 bytes;
 	bool fallback;
 
-	struct mutex lock;
+	struct mutex lock;	/* see above: meta, rt, backing, stats */
 	struct qnvram_meta *meta;
 	int meta_slot;
 	struct qnvram_region_rt rt[QNVRAM_MAX_REGIONS];
