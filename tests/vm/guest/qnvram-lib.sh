@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the qnvram guest tests; source after lib.sh.
+# The tests reserve 32 MiB at 768 MiB with "# vm-memmap: 32M$0x30000000".
+
+QNVRAM_PHYS=0x30000000
+QNVRAM_SIZE=0x2000000
+
+# qnvram_load [param=value...]: insmod with the reserved pool and, when the
+# test declared a flash disk, the backing device.
+qnvram_load() {
+	local backing=
+	[ -n "$DISK_flash" ] && backing="backing=$DISK_flash"
+	insmod /mobio/qnvram.ko phys=$QNVRAM_PHYS size=$QNVRAM_SIZE $backing "$@"
+}
+
+# qnvram_stat NAME: one counter from debugfs
+qnvram_stat() {
+	sed -n "s/^$1 //p" /sys/kernel/debug/qnvram/stats
+}
+
+# as_uid UID CMD...: run CMD as another user (qnvtest drops privileges)
+as_uid() {
+	local uid=$1
+	shift
+	qnvtest setuid "$uid" "$@"
+}
+
+# check_ok NAME CMD...: pass if CMD exits 0, else fail with its output
+check_ok() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "expected success of '$*', saw exit $?: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+	fi
+}
+
+# check_dmesg NAME PATTERN: pass if the kernel log has PATTERN
+check_dmesg() {
+	if dmesg | grep -q "$2"; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2' in dmesg, saw: $(dmesg | grep qnvram | tail -n 3 | tr '\n' ' ')"
+	fi
+}
