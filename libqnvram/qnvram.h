@@ -27,9 +27,12 @@
  *  EPERM   @uid is not the caller's effective uid and the caller lacks
  *          CAP_SYS_ADMIN
  *  EACCES  /dev/qnvram cannot be opened read-write by the caller
- *  ENOSPC  the pool has no room, even after swapping out unused regions
- *  EINVAL  zero, negative or too large size, unknown flags, or an address
- *          that is not a mapping made by this library
+ *  ENOSPC  the pool (or its table of regions) has no room, even after
+ *          swapping out unused regions
+ *  EDQUOT  the region would take @uid past its quota (qnvram.ko uid_quota)
+ *  EINVAL  zero, negative or too large size, unknown flags, a uid not
+ *          mapped in the caller's user namespace, or an address that is
+ *          not a mapping made by this library
  *  EBUSY   qnvm_free() of a region that is still mapped by another process
  *  EIO     the backing device failed while swapping a region in
  *  ENOMEM  the process is out of memory or address space
@@ -116,7 +119,7 @@ void *qnvmretrieve(int uid, int magic, int *size);
  * A new region's bytes are zero.
  *
  * Return: the mapping's address, or NULL with errno set: EINVAL (size or
- * flags), EEXIST, EPERM, ENOSPC, ENODEV, ...
+ * flags), EEXIST, EPERM, ENOSPC, EDQUOT, ENODEV, ...
  */
 void *qnvm_alloc(uint32_t uid, uint32_t magic, size_t size,
 		 unsigned int flags, size_t *mapped_len);
