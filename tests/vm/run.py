@@ -30,6 +30,7 @@ IMPLEMENTATION NOTES
 """
 
 import argparse
+import fcntl
 import gzip
 import hashlib
 import json
@@ -70,6 +71,10 @@ BASE_KMODS = ["virtio_pci", "virtio_blk", "evdev"]
 BENCH_FILES = [os.path.abspath(__file__), os.path.join(VMDIR, "init.sh")]
 
 
+# one VM at a time on this machine, whichever tree or user starts it
+VM_LOCK = "/tmp/mobio-vm.lock"
+
+
 def log(msg):
     print("vm: " + msg, file=sys.stderr, flush=True)
 
@@ -98,8 +103,11 @@ def pkg_version(pkg):
 
 class TestSpec:
     def __init__(self, name):
-        self.name = name
-        self.path = os.path.join(GUEST, name + ".sh")
+        # NAME is tests/vm/guest/NAME.sh; a path to a .sh elsewhere is an ad-hoc
+        # test, shipped in the test's extra cpio
+        self.adhoc = name.endswith(".sh") and os.sep in name
+        self.path = os.path.abspath(name) if self.adhoc else os.path.join(GUEST, name + ".sh")
+        self.name = os.path.basename(name)[:-3] if self.adhoc else name
         if not os.path.exists(self.path):
             raise SystemExit("vm: no guest test %s" % self.path)
         self.timeout = DEFAULT_TIMEOUT_S
@@ -350,9 +358,10 @@ def build_initramfs(kver):
 
 def build_extras(kver, spec):
     """A second cpio for a test's vm-kmod / vm-bin, or None."""
-    if not spec.kmods and not spec.bins:
+    if not spec.kmods and not spec.bins and not spec.adhoc:
         return None
-    key = hashlib.sha256((" ".join(spec.kmods) + "|" + " ".join(spec.bins)).encode()).hexdigest()[:12]
+    key = hashlib.sha256((" ".join(spec.kmods) + "|" + " ".join(spec.bins) + "|" +
+                          (spec.path if spec.adhoc else "")).encode()).hexdigest()[:12]
     out = os.path.join(BUILD, kver, "extras-%s.cpio.gz" % key)
     mods = kmod_order(kver, spec.kmods) if spec.kmods else []
     bins = []
@@ -361,10 +370,12 @@ def build_extras(kver, spec):
         if not p or not os.path.exists(p):
             raise SystemExit("vm: %s: vm-bin %s not found on the host" % (spec.name, b))
         bins.append(p)
-    inputs = [p for _, p in mods] + bins + BENCH_FILES
+    inputs = [p for _, p in mods] + bins + BENCH_FILES + ([spec.path] if spec.adhoc else [])
 
     def build():
         c = Cpio()
+        if spec.adhoc:
+            c.add_host_file("mobio/tests/%s.sh" % spec.name, spec.path, 0o755)
         for name, path in mods:
             c.add_file("kmod/%s.ko" % name, read_module(path))
         for name in spec.kmods:
@@ -562,12 +573,20 @@ class Vm:
                                      stdout=None if interactive else subprocess.DEVNULL,
                                      stderr=None if interactive else open(
                                          os.path.join(outdir, "qemu-%d.stderr" % n), "w"),
-                                     start_new_session=not interactive)
+                                     start_new_session=not interactive,
+                                     preexec_fn=_die_with_parent)
         self.res = None
         self.qmp = None
         self.res_buf = b""
         self.con_pos = 0
         self.con_buf = b""
+        try:
+            self._connect()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _connect(self):
         deadline = time.time() + 20
         self.listener.settimeout(0.1)
         while self.res is None:
@@ -651,6 +670,16 @@ class Vm:
 _live_vms = []
 
 
+def _die_with_parent():
+    """In the QEMU child: SIGKILL when the runner dies, whatever kills it."""
+    try:
+        import ctypes
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
 def _kill_live(*_):
     for vm in list(_live_vms):
         try:
@@ -706,11 +735,19 @@ class TestRun:
         try:
             while True:
                 n += 1
-                vm = Vm(self.kver, self.image, self.initrd, self.spec, self.outdir, n,
-                        self.spec.name)
+                try:
+                    vm = Vm(self.kver, self.image, self.initrd, self.spec, self.outdir, n,
+                            self.spec.name)
+                except (RuntimeError, OSError) as e:
+                    self.error = "QEMU %d did not start: %s" % (n, e)
+                    break
                 _live_vms.append(vm)
                 self.event("qemu %d started" % n)
-                outcome = self.watch(vm, deadline, console, "cold" if n == 1 else "cycle")
+                try:
+                    outcome = self.watch(vm, deadline, console, "cold" if n == 1 else "cycle")
+                except (RuntimeError, OSError, ValueError) as e:
+                    self.error = "bench: %s" % e
+                    outcome = "error"
                 if outcome == "cold_cycle":
                     vm.stop()
                     _live_vms.remove(vm)
@@ -739,7 +776,7 @@ class TestRun:
         module_loaded = False
         splat_at = None
         splat_lines = []
-        finished = False
+        finished = None            # time FINISH was seen
         exited = None
         reset_at = None
         key_up_at = None
@@ -775,7 +812,7 @@ class TestRun:
                     self.cases.append(Case(self.kver, self.spec.name, rest[0],
                                            w[2] == "PASS", rest[1] if len(rest) > 1 else ""))
                 elif what == "FINISH":
-                    finished = True
+                    finished = now
                 elif what == "EXIT":
                     if not finished:
                         self.error = "script exited (rc %s) without finish" % w[2]
@@ -819,7 +856,7 @@ class TestRun:
                 return "splat"
             if finished and splat_at is None:
                 # give the console a moment to show a late splat, then stop
-                if vm.proc.poll() is not None:
+                if vm.proc.poll() is not None or now - finished > POWEROFF_GRACE_S:
                     for line in vm.read_console():
                         console.append(line)
                         if KLINE_RE.match(line) and SPLAT_RE.search(line):
@@ -855,10 +892,23 @@ def boot_mode():
     return os.environ.get("MOBIO_VM_BOOT", "pvh")
 
 
+def vm_lock():
+    """Hold the machine-wide VM lock for the rest of this process."""
+    f = open(VM_LOCK, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log("another VM run holds %s; waiting" % VM_LOCK)
+        fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
 def run_tests(kvers, names):
     if not kvers:
         raise SystemExit("vm: no supported kernel installed (scripts/deps.sh)")
+    _lock = vm_lock()  # noqa: F841 (held until exit)
     signal.signal(signal.SIGTERM, _kill_live)
+    signal.signal(signal.SIGHUP, _kill_live)
     cases, boots, flakes = [], {}, []
     t_wall = time.time()
     try:
@@ -929,6 +979,7 @@ def summary(kvers, cases, boots, flakes, wall):
 
 
 def cmd_shell(kver):
+    _lock = vm_lock()  # noqa: F841
     initrd = build_initramfs(kver)
     spec = TestSpec.__new__(TestSpec)
     spec.name, spec.mem, spec.memmap, spec.disks, spec.append = "shell", DEFAULT_MEM_MB, [], [], []
@@ -953,7 +1004,8 @@ def cmd_shell(kver):
 
 
 def cmd_bootprobe(kver, rounds):
-    """Boot the selftest's plain case with both images and print the times."""
+    """Boot the plain smoke test with both images and print the times."""
+    _lock = vm_lock()  # noqa: F841
     res = {}
     for mode in ("bzimage", "pvh"):
         os.environ["MOBIO_VM_BOOT"] = mode
