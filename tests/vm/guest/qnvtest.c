@@ -7,16 +7,22 @@
  *	qnvtest verify UID MAGIC SEED         retrieve and compare; prints
  *	                                      "mismatches N of BYTES", exit 0 iff N=0
  *	qnvtest hold UID MAGIC SIZE SEED      create or open, fill, persist, print
- *	                                      "ready", then sleep until killed
+ *	                                      "ready", then sleep until killed (or
+ *	                                      its parent exits: PR_SET_PDEATHSIG)
  *	qnvtest free UID MAGIC                free; prints "ok"
  *	qnvtest expect-errno ENAME CMD...     exit 0 iff CMD fails with errno ENAME
- *	qnvtest setuid UID CMD...             run CMD as uid and gid UID
+ *	qnvtest setuid UID CMD...             run CMD as uid and gid UID; CMD is a
+ *	                                      qnvtest command (with or without a
+ *	                                      leading "qnvtest") or else a program
  *	qnvtest churn UID BASE COUNT SIZE     for i = 0..COUNT-1 (COUNT 0: forever):
  *	                                      create BASE+i with pattern i, print
  *	                                      "alloc i"; free BASE+i-4, print "free i-4"
  *	qnvtest mmap-beyond UID MAGIC         mmaps reaching past the region's end
  *	                                      and growing mremap must be refused
  *	qnvtest double-free UID MAGIC         free must work, a second one ENOENT
+ *	qnvtest ioctl-fuzz COUNT SEED         random ioctls, mmaps, munmaps,
+ *	                                      mremaps, dups, forks on /dev/qnvram;
+ *	                                      every region made must free after
  *	qnvtest persist                       print the persist barrier mechanism
  *
  * Numbers are decimal or 0x-hex. The pattern: the byte at offset o is byte
@@ -32,6 +38,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +47,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/qnvram.h>
@@ -296,6 +305,14 @@ static int qt_cmd_hold(int argc, char **argv)
 			     QNVM_OPEN_EXISTING, true);
 	if (ret != QT_OK)
 		return ret;
+	/*
+	 * Die by SIGKILL with the parent too: a script that runs the holder
+	 * through a shell function in the background and kills that job kills
+	 * the subshell, not this process.
+	 */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		raise(SIGKILL);	/* the parent went before prctl */
 	qt_say("ready\n");
 	for (;;)
 		pause();
@@ -428,6 +445,390 @@ static int qt_cmd_double_free(int argc, char **argv)
 	return QT_OK;
 }
 
+/* --- ioctl-fuzz -------------------------------------------------------------- */
+
+/*
+ * The fuzz names only magics from here on, so it never touches the test's
+ * own regions (magics below 0x10000).
+ */
+#define QT_FUZZ_MAGIC_BASE	0xf0220000U
+#define QT_FUZZ_MAGICS		16	/* the hot ones: base .. base + 15 */
+#define QT_FUZZ_FDS		8
+#define QT_FUZZ_MAPS		32
+#define QT_FUZZ_CREATED		256
+
+struct qt_fuzz {
+	uint64_t rng;
+	size_t page;
+	int fds[QT_FUZZ_FDS];			/* -1: free slot */
+	struct { uint8_t *addr; size_t len; } maps[QT_FUZZ_MAPS];
+	struct { uint32_t uid, magic; } created[QT_FUZZ_CREATED];
+	int nr_created;
+	uint8_t *rw;		/* a read-write page followed by a PROT_NONE one */
+	uint8_t *ro;		/* a read-only page holding a valid request */
+	uint64_t ops, ok, errors;
+};
+
+static uint64_t qt_fuzz_rand(struct qt_fuzz *z)
+{
+	z->rng ^= z->rng >> 12;
+	z->rng ^= z->rng << 25;
+	z->rng ^= z->rng >> 27;
+	return z->rng * 0x2545f4914f6cdd1dULL;
+}
+
+static uint32_t qt_fuzz_below(struct qt_fuzz *z, uint32_t n)
+{
+	return n ? (uint32_t)(qt_fuzz_rand(z) % n) : 0;
+}
+
+static void qt_fuzz_count(struct qt_fuzz *z, bool ok)
+{
+	z->ops++;
+	if (ok)
+		z->ok++;
+	else
+		z->errors++;
+}
+
+static uint32_t qt_fuzz_uid(struct qt_fuzz *z)
+{
+	static const uint32_t uids[] = { 0, 1000, 1001, 65534, UINT32_MAX };
+
+	if (qt_fuzz_below(z, 100) < 75)
+		return (uint32_t)geteuid();
+	if (qt_fuzz_below(z, 4))
+		return uids[qt_fuzz_below(z, sizeof(uids) / sizeof(uids[0]))];
+	return (uint32_t)qt_fuzz_rand(z);
+}
+
+static void qt_fuzz_req(struct qt_fuzz *z, struct qnvram_region_req *req)
+{
+	static const uint64_t sizes[] = {
+		0, 1, 4095, 4096, 4097, 1ULL << 32, QNVRAM_REGION_MAX_BYTES,
+		QNVRAM_REGION_MAX_BYTES + 1, 1ULL << 63, UINT64_MAX,
+	};
+
+	memset(req, 0, sizeof(*req));
+	req->uid = qt_fuzz_uid(z);
+	req->magic = QT_FUZZ_MAGIC_BASE + (qt_fuzz_below(z, 10) ?
+		qt_fuzz_below(z, QT_FUZZ_MAGICS) : qt_fuzz_below(z, 1U << 16));
+	req->size = qt_fuzz_below(z, 100) < 60 ?
+		    1 + qt_fuzz_below(z, 65536) :
+		    sizes[qt_fuzz_below(z, sizeof(sizes) / sizeof(sizes[0]))];
+	switch (qt_fuzz_below(z, 10)) {
+	case 0:
+		req->flags = (uint32_t)qt_fuzz_rand(z);
+		break;
+	case 1: case 2: case 3:
+		req->flags = QNVRAM_REQ_OPEN_EXISTING;
+		break;
+	default:
+		break;
+	}
+	req->state = (uint32_t)qt_fuzz_rand(z);
+	if (!qt_fuzz_below(z, 10))
+		req->reserved[qt_fuzz_below(z, 2)] = qt_fuzz_rand(z) | 1;
+}
+
+static void qt_fuzz_remember(struct qt_fuzz *z, uint32_t uid, uint32_t magic)
+{
+	int i;
+
+	for (i = 0; i < z->nr_created; i++)
+		if (z->created[i].uid == uid && z->created[i].magic == magic)
+			return;
+	if (z->nr_created < QT_FUZZ_CREATED) {
+		z->created[z->nr_created].uid = uid;
+		z->created[z->nr_created].magic = magic;
+		z->nr_created++;
+	}
+}
+
+static int *qt_fuzz_fd(struct qt_fuzz *z, bool want_open)
+{
+	int i, start = (int)qt_fuzz_below(z, QT_FUZZ_FDS);
+
+	for (i = 0; i < QT_FUZZ_FDS; i++) {
+		int *fd = &z->fds[(start + i) % QT_FUZZ_FDS];
+
+		if ((*fd >= 0) == want_open)
+			return fd;
+	}
+	return NULL;
+}
+
+/* Read every page (and write the first byte) of a fresh mapping. */
+static void qt_fuzz_touch(struct qt_fuzz *z, uint8_t *p, size_t len, int prot)
+{
+	volatile uint8_t sink = 0;
+	size_t off;
+
+	if (!(prot & PROT_READ))
+		return;
+	for (off = 0; off < len; off += z->page)
+		sink ^= p[off];
+	if (prot & PROT_WRITE)
+		p[0] = sink;
+}
+
+static void qt_fuzz_mmap(struct qt_fuzz *z)
+{
+	static const int prots[] = {
+		PROT_READ | PROT_WRITE, PROT_READ | PROT_WRITE, PROT_READ,
+		PROT_WRITE, PROT_NONE, PROT_READ | PROT_EXEC,
+	};
+	int *fd = qt_fuzz_fd(z, true), prot, flags, i;
+	size_t len;
+	off_t off;
+	void *p;
+
+	if (!fd)
+		return;
+	switch (qt_fuzz_below(z, 5)) {
+	case 0:
+		len = z->page * (1 + qt_fuzz_below(z, 16));
+		break;
+	case 1:
+		len = 1 + qt_fuzz_below(z, 65536);
+		break;
+	case 2:
+		len = z->page * (1 + qt_fuzz_below(z, 256));
+		break;
+	default:
+		len = z->page;
+		break;
+	}
+	off = qt_fuzz_below(z, 3) ? 0 : (off_t)(z->page * qt_fuzz_below(z, 17));
+	if (!qt_fuzz_below(z, 20))
+		off += 1 + qt_fuzz_below(z, 100);	/* unaligned */
+	prot = prots[qt_fuzz_below(z, sizeof(prots) / sizeof(prots[0]))];
+	flags = qt_fuzz_below(z, 8) ? MAP_SHARED : MAP_PRIVATE;
+	if (!qt_fuzz_below(z, 8))
+		flags |= MAP_POPULATE;
+	p = mmap(NULL, len, prot, flags, *fd, off);
+	qt_fuzz_count(z, p != MAP_FAILED);
+	if (p == MAP_FAILED)
+		return;
+	qt_fuzz_touch(z, p, len, prot);
+	for (i = 0; i < QT_FUZZ_MAPS; i++) {
+		if (!z->maps[i].addr) {
+			z->maps[i].addr = p;
+			z->maps[i].len = len;
+			return;
+		}
+	}
+	munmap(p, len);
+}
+
+/* Unmap a mapping whole, or one page of it (splitting it), or shrink it. */
+static void qt_fuzz_munmap(struct qt_fuzz *z)
+{
+	int i = (int)qt_fuzz_below(z, QT_FUZZ_MAPS);
+	size_t pages, cut;
+	uint8_t *p = z->maps[i].addr;
+	void *q;
+
+	if (!p)
+		return;
+	pages = (z->maps[i].len + z->page - 1) / z->page;
+	switch (qt_fuzz_below(z, 4)) {
+	case 0:		/* a page in the middle: two vmas remain */
+		if (pages >= 3) {
+			cut = 1 + qt_fuzz_below(z, (uint32_t)pages - 2);
+			qt_fuzz_count(z, !munmap(p + cut * z->page, z->page));
+			/* Forget the rest; the final sweep unmaps the range. */
+			return;
+		}
+		break;
+	case 1:		/* shrink in place */
+		if (pages >= 2) {
+			q = mremap(p, pages * z->page, z->page, 0);
+			qt_fuzz_count(z, q != MAP_FAILED);
+			if (q != MAP_FAILED)
+				z->maps[i].len = z->page;
+			return;
+		}
+		break;
+	case 2:		/* grow: refused */
+		q = mremap(p, pages * z->page, (pages + 1) * z->page,
+			   MREMAP_MAYMOVE);
+		qt_fuzz_count(z, q != MAP_FAILED);
+		if (q != MAP_FAILED) {
+			z->maps[i].addr = q;
+			z->maps[i].len = (pages + 1) * z->page;
+		}
+		return;
+	default:
+		break;
+	}
+	qt_fuzz_count(z, !munmap(p, pages * z->page));
+	z->maps[i].addr = NULL;
+}
+
+/* A child inherits the mappings, reads them and exits. */
+static void qt_fuzz_fork(struct qt_fuzz *z)
+{
+	pid_t pid;
+	int i;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < QT_FUZZ_MAPS; i++)
+			if (z->maps[i].addr && !qt_fuzz_below(z, 2))
+				munmap(z->maps[i].addr, z->maps[i].len);
+		_exit(0);
+	}
+	qt_fuzz_count(z, pid > 0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void qt_fuzz_ioctl(struct qt_fuzz *z)
+{
+	static const unsigned long cmds[] = {
+		QNVRAM_IOC_ALLOC, QNVRAM_IOC_RETRIEVE, QNVRAM_IOC_FREE,
+	};
+	struct qnvram_region_req req;
+	unsigned long cmd;
+	int *fd = qt_fuzz_fd(z, true), ret;
+	void *arg = &req;
+
+	if (!fd)
+		return;
+	qt_fuzz_req(z, &req);
+	cmd = cmds[qt_fuzz_below(z, 3)];
+	switch (qt_fuzz_below(z, 20)) {
+	case 0:		/* same type, any number, direction and size */
+		cmd = _IOC(qt_fuzz_below(z, 4), QNVRAM_IOC_TYPE,
+			   qt_fuzz_below(z, 8), qt_fuzz_below(z, 128));
+		break;
+	case 1:
+		arg = NULL;
+		break;
+	case 2:		/* the PROT_NONE page */
+		arg = z->rw + z->page;
+		break;
+	case 3:		/* straddles the PROT_NONE page */
+		arg = z->rw + z->page - 8;
+		break;
+	case 4:		/* readable, not writable: the reply cannot be copied */
+		arg = z->ro;
+		break;
+	default:
+		break;
+	}
+	ret = ioctl(*fd, cmd, arg);
+	qt_fuzz_count(z, ret == 0);
+	if (ret == 0 && arg == &req && cmd == QNVRAM_IOC_ALLOC)
+		qt_fuzz_remember(z, req.uid, req.magic);
+	else if (ret == 0 && arg == z->ro)
+		qt_fuzz_remember(z, (uint32_t)geteuid(), QT_FUZZ_MAGIC_BASE);
+}
+
+static void qt_fuzz_step(struct qt_fuzz *z)
+{
+	uint32_t r = qt_fuzz_below(z, 100);
+	int *fd;
+
+	if (r < 10) {
+		fd = qt_fuzz_fd(z, false);
+		if (fd) {
+			*fd = open(QNVRAM_DEV_PATH, O_RDWR | O_CLOEXEC);
+			qt_fuzz_count(z, *fd >= 0);
+		}
+	} else if (r < 18) {
+		fd = qt_fuzz_fd(z, true);
+		if (fd) {
+			close(*fd);
+			*fd = -1;
+		}
+	} else if (r < 21) {
+		int *from = qt_fuzz_fd(z, true);
+
+		fd = qt_fuzz_fd(z, false);
+		if (from && fd) {
+			*fd = dup(*from);
+			qt_fuzz_count(z, *fd >= 0);
+		}
+	} else if (r < 70) {
+		qt_fuzz_ioctl(z);
+	} else if (r < 86) {
+		qt_fuzz_mmap(z);
+	} else if (r < 99) {
+		qt_fuzz_munmap(z);
+	} else {
+		qt_fuzz_fork(z);
+	}
+}
+
+/*
+ * Random ioctls, mmaps, munmaps, mremaps, dups, closes and forks on
+ * /dev/qnvram. Afterwards, with every mapping and file gone, each region it
+ * created must be freeable: a leaked binding or map count shows as EBUSY.
+ */
+static int qt_cmd_ioctl_fuzz(int argc, char **argv)
+{
+	struct qt_fuzz z = { .page = (size_t)sysconf(_SC_PAGESIZE) };
+	struct qnvram_region_req valid = {
+		.uid = (uint32_t)geteuid(), .magic = QT_FUZZ_MAGIC_BASE,
+		.size = 4096, .flags = QNVRAM_REQ_OPEN_EXISTING,
+	};
+	uint64_t count, seed, i;
+	int fd, leaks = 0, k;
+
+	if (argc != 2 || !qt_parse_u64(argv[0], UINT64_MAX, &count) ||
+	    !qt_parse_u64(argv[1], UINT64_MAX, &seed))
+		return qt_usage_error("usage: ioctl-fuzz COUNT SEED");
+	z.rng = seed ? seed : 1;
+	for (k = 0; k < QT_FUZZ_FDS; k++)
+		z.fds[k] = -1;
+	z.rw = mmap(NULL, 3 * z.page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (z.rw == MAP_FAILED)
+		return qt_fail("ioctl-fuzz: mmap");
+	z.ro = z.rw + 2 * z.page;
+	memcpy(z.ro, &valid, sizeof(valid));
+	if (mprotect(z.rw + z.page, z.page, PROT_NONE) < 0 ||
+	    mprotect(z.ro, z.page, PROT_READ) < 0)
+		return qt_fail("ioctl-fuzz: mprotect");
+	fd = open(QNVRAM_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return qt_fail("ioctl-fuzz: open " QNVRAM_DEV_PATH);
+	close(fd);
+
+	for (i = 0; i < count; i++)
+		qt_fuzz_step(&z);
+
+	/* Everything this process holds goes; then each region must free. */
+	for (k = 0; k < QT_FUZZ_MAPS; k++)
+		if (z.maps[k].addr)
+			munmap(z.maps[k].addr, (z.maps[k].len + z.page - 1) /
+					       z.page * z.page);
+	for (k = 0; k < QT_FUZZ_FDS; k++)
+		if (z.fds[k] >= 0)
+			close(z.fds[k]);
+	for (k = 0; k < z.nr_created; k++) {
+		if (qnvm_free(z.created[k].uid, z.created[k].magic) == 0 ||
+		    errno == ENOENT)
+			continue;
+		fprintf(stderr, "qnvtest: ioctl-fuzz: region uid %" PRIu32
+			" magic 0x%" PRIx32 " not freeable after every file "
+			"and mapping is gone: %s\n", z.created[k].uid,
+			z.created[k].magic, qt_errname(errno));
+		leaks++;
+	}
+	qt_say("ops %" PRIu64 ", ok %" PRIu64 ", errors %" PRIu64
+	       ", regions created %d, leaked %d\n", z.ops, z.ok, z.errors,
+	       z.nr_created, leaks);
+	if (leaks) {
+		qt_errno = 0;
+		return QT_FAIL;
+	}
+	return QT_OK;
+}
+
 static int qt_cmd_persist(int argc, char **argv)
 {
 	static uint8_t buf[3 * 4096];
@@ -443,6 +844,7 @@ static int qt_cmd_persist(int argc, char **argv)
 }
 
 static int qt_dispatch(int argc, char **argv);
+static const struct qt_cmd *qt_find_cmd(const char *name);
 
 static int qt_cmd_expect_errno(int argc, char **argv)
 {
@@ -471,6 +873,13 @@ static int qt_cmd_expect_errno(int argc, char **argv)
 	return QT_OK;
 }
 
+static const char *qt_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static int qt_cmd_setuid(int argc, char **argv)
 {
 	uint32_t id;
@@ -483,7 +892,16 @@ static int qt_cmd_setuid(int argc, char **argv)
 		return qt_fail("setuid: setresgid");
 	if (setresuid(id, id, id) < 0)
 		return qt_fail("setuid: setresuid");
-	return qt_dispatch(argc - 1, argv + 1);
+	/* "setuid UID qnvtest CMD..." as scripts write it: no exec needed. */
+	if (!strcmp(qt_basename(argv[1]), "qnvtest") && argc > 2) {
+		argc--;
+		argv++;
+	}
+	if (qt_find_cmd(argv[1]))
+		return qt_dispatch(argc - 1, argv + 1);
+	fflush(stdout);
+	execvp(argv[1], argv + 1);
+	return qt_fail("setuid: exec");
 }
 
 static void qt_usage(FILE *out)
@@ -495,40 +913,58 @@ static void qt_usage(FILE *out)
 "  hold UID MAGIC SIZE SEED     create or open, fill, persist, \"ready\", sleep\n"
 "  free UID MAGIC               free the region; \"ok\"\n"
 "  expect-errno ENAME CMD...    exit 0 iff CMD fails with errno ENAME (EPERM...)\n"
-"  setuid UID CMD...            run CMD as uid and gid UID\n"
+"  setuid UID CMD...            run CMD (a qnvtest command or a program) as\n"
+"                               uid and gid UID\n"
 "  churn UID BASE COUNT SIZE    create BASE+i (pattern seed i), \"alloc i\", free\n"
 "                               BASE+i-4, \"free i-4\"; COUNT 0 loops forever\n"
 "  mmap-beyond UID MAGIC        mmaps past the end and mremap growth refused\n"
 "  double-free UID MAGIC        free works, a second free is ENOENT\n"
+"  ioctl-fuzz COUNT SEED        COUNT random ioctls/mmaps/munmaps on /dev/qnvram\n"
+"                               (magics 0xf0220000+ only); then every region it\n"
+"                               made must free: \"ops N, ok M, errors K, ...\"\n"
 "  persist                      \"ok MECHANISM\" of the persist barrier\n"
 "Numbers: decimal or 0x-hex. Exit: 0 ok, 1 failed, 2 usage.\n", out);
 }
 
+struct qt_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct qt_cmd qt_cmds[] = {
+	{ "alloc", qt_cmd_alloc },
+	{ "verify", qt_cmd_verify },
+	{ "hold", qt_cmd_hold },
+	{ "free", qt_cmd_free },
+	{ "expect-errno", qt_cmd_expect_errno },
+	{ "setuid", qt_cmd_setuid },
+	{ "churn", qt_cmd_churn },
+	{ "mmap-beyond", qt_cmd_mmap_beyond },
+	{ "double-free", qt_cmd_double_free },
+	{ "ioctl-fuzz", qt_cmd_ioctl_fuzz },
+	{ "persist", qt_cmd_persist },
+};
+
+static const struct qt_cmd *qt_find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(qt_cmds) / sizeof(qt_cmds[0]); i++)
+		if (!strcmp(qt_cmds[i].name, name))
+			return &qt_cmds[i];
+	return NULL;
+}
+
 static int qt_dispatch(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*run)(int argc, char **argv);
-	} cmds[] = {
-		{ "alloc", qt_cmd_alloc },
-		{ "verify", qt_cmd_verify },
-		{ "hold", qt_cmd_hold },
-		{ "free", qt_cmd_free },
-		{ "expect-errno", qt_cmd_expect_errno },
-		{ "setuid", qt_cmd_setuid },
-		{ "churn", qt_cmd_churn },
-		{ "mmap-beyond", qt_cmd_mmap_beyond },
-		{ "double-free", qt_cmd_double_free },
-		{ "persist", qt_cmd_persist },
-	};
-	size_t i;
+	const struct qt_cmd *cmd;
 
 	if (argc < 1)
 		return qt_usage_error("missing COMMAND");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmds[i].name, argv[0]))
-			return cmds[i].run(argc - 1, argv + 1);
-	return qt_usage_error("unknown command '%s'", argv[0]);
+	cmd = qt_find_cmd(argv[0]);
+	if (!cmd)
+		return qt_usage_error("unknown command '%s'", argv[0]);
+	return cmd->run(argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)
