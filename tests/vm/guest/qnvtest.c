@@ -111,8 +111,9 @@ static int qt_fail(const char *what)
 	int err = errno;
 
 	qt_errno = err;
-	fprintf(stderr, "qnvtest: %s: %s (%s)\n", what, strerror(err),
-		qt_errname(err));
+	fprintf(stderr, "qnvtest: %s: %s (%s)%s\n", what, strerror(err),
+		qt_errname(err), err == ENODEV ?
+		": no " QNVRAM_DEV_PATH ", is qnvram.ko loaded?" : "");
 	return QT_FAIL;
 }
 
