@@ -546,6 +546,7 @@ class Vm:
                   "mobio.test=" + test,
                   "mobio.disks=" + ",".join(d for d, _ in spec.disks)]
         append += ["memmap=" + m for m in spec.memmap] + spec.append
+        append += os.environ.get("MOBIO_VM_APPEND", "").split()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.res_path)
         self.listener.listen(1)

@@ -17,6 +17,8 @@
 #   request_reset_after MS|MIN-MAX|random  the host resets after that delay; returns at once
 #   finish                the test is done: power off
 #   log MSG               a line on the console
+#   kmod_load NAME [PARAM=V...]  insmod a Debian module declared with "# vm-kmod: NAME"
+#                         (dependencies first; parameters go to NAME)
 
 MOBIO_RES=/dev/ttyS1
 MOBIO_STATE_DEV=${MOBIO_STATE_DEV:-/dev/vda}
@@ -59,6 +61,20 @@ insmod() {
 		;;
 	esac
 	command insmod "$@"
+}
+
+kmod_load() {
+	local name=$1 m
+	shift
+	if [ ! -e "/kmod/$name.deps" ]; then
+		echo "mobio: kmod_load $name: not in the initramfs (declare '# vm-kmod: $name')" >&2
+		return 1
+	fi
+	for m in $(cat "/kmod/$name.deps"); do
+		[ "$m" = "$name" ] && break
+		[ -d "/sys/module/$m" ] || command insmod "/kmod/$m.ko"
+	done
+	command insmod "/kmod/$name.ko" "$@"
 }
 
 # --- state disk ------------------------------------------------------------------
