@@ -42,7 +42,7 @@ ifneq ($(VM_BUILD),0)
 endif
 
 vm-test:
-	@test -n "$(T)" || { echo "usage: make vm-test T=<test> [KVER=<kver>]; tests: $(notdir $(basename $(filter-out %/lib.sh,$(wildcard tests/vm/guest/*.sh))))" >&2; exit 2; }
+	@test -n "$(T)" || { echo "usage: make vm-test T=<test> [KVER=<kver>]; tests: $(notdir $(basename $(filter-out %lib.sh,$(wildcard tests/vm/guest/*.sh))))" >&2; exit 2; }
 	@test -n "$(VM_KVER)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
 	$(VM_RUN) test --kver $(VM_KVER) $(VM_ARGS) $(T)
