@@ -6,7 +6,7 @@
 # counts this boot on the state disk (/dev/vda), exports the declared disks as
 # DISK_<name>, then runs /mobio/tests/<mobio.test>.sh and powers off.  The kernel
 # command line carries mobio.test=<name> and mobio.disks=<name,name,...>.
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LD_LIBRARY_PATH=/usr/local/lib:/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
 export HOME=/root
 mount -t proc proc /proc

@@ -750,8 +750,8 @@ class TestRun:
                 except (RuntimeError, OSError, ValueError) as e:
                     self.error = "bench: %s" % e
                     outcome = "error"
-                if outcome == "cold_cycle":
-                    vm.stop()
+                if outcome in ("cold_cycle", "poweroff_cycle"):
+                    vm.stop(POWEROFF_GRACE_S if outcome == "poweroff_cycle" else 0)
                     _live_vms.remove(vm)
                     vm = None
                     continue
@@ -783,6 +783,7 @@ class TestRun:
         reset_at = None
         key_up_at = None
         key_id = None
+        poweroff_at = None         # the guest powers off by itself, then a new QEMU
         while True:
             time.sleep(0.05)
             now = time.time()
@@ -826,6 +827,8 @@ class TestRun:
                         boot_start, boot_kind, module_loaded = now, "warm", False
                     elif req == "cold_cycle":
                         return "cold_cycle"
+                    elif req == "poweroff_cycle":
+                        poweroff_at = now
                     elif req == "reset":
                         vm.qmp.cmd("system_reset")
                         self.event("system_reset")
@@ -840,6 +843,9 @@ class TestRun:
                         vm.qmp.key("power", True)
                         key_up_at = time.time() + ms / 1000.0
                         self.event("power key down for %d ms" % ms)
+            if poweroff_at and vm.proc.poll() is not None:
+                self.event("guest powered off (%.1f s)" % (time.time() - poweroff_at))
+                return "poweroff_cycle"
             if key_up_at and time.time() >= key_up_at:
                 vm.qmp.key("power", False)
                 self.event("power key up")

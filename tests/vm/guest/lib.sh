@@ -13,6 +13,7 @@
 #   request_warm_reboot   sysrq b: QEMU resets, RAM kept
 #   request_power_key MS  the host holds the power key MS ms; returns when released
 #   request_cold_cycle    the host ends this QEMU and starts a new one (RAM gone)
+#   request_poweroff_cycle  the guest powers off cleanly, then a new QEMU starts
 #   request_reset         the host does QMP system_reset now
 #   request_reset_after MS|MIN-MAX|random  the host resets after that delay; returns at once
 #   finish                the test is done: power off
@@ -181,6 +182,15 @@ request_cold_cycle() {
 	sync
 	_mobio_say "REQ cold_cycle"
 	echo "mobio: cold cycle requested"
+	sleep 600
+}
+
+# a clean power-off (reboot notifiers run), then the host starts a new QEMU
+request_poweroff_cycle() {
+	sync
+	_mobio_say "REQ poweroff_cycle"
+	echo "mobio: power-off cycle requested"
+	poweroff -f
 	sleep 600
 }
 
