@@ -4,7 +4,7 @@
 # disk to make room (least recently used first) and come back on retrieve.
 # A region that is mapped is never swapped out.
 # vm-memmap: 32M$0x30000000
-# vm-disk: flash 80M
+# vm-disk: flash 128M
 # vm-timeout: 600
 . /mobio/tests/lib.sh
 . /mobio/tests/qnvram-lib.sh
