@@ -121,11 +121,12 @@ check: deps
 # DKMS build (not load) for every supported kernel, in a scratch copy.
 dkms-check:
 	@for k in $(KERNELS); do \
-		rm -rf build/dkms && mkdir -p build/dkms/src && \
-		cp -r Makefile dkms.conf modules include scripts build/dkms/src/ && \
-		dkms build --dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src -m mobio -v $(VERSION) -k $$k \
-			>build/dkms-$$k.log 2>&1 || { cat build/dkms-$$k.log; echo "dkms build failed for $$k" >&2; exit 1; }; \
-		echo "dkms build ok: $$k ($$(ls build/dkms/tree/mobio/$(VERSION)/$$k/x86_64/module/ 2>/dev/null | tr '\n' ' '))"; \
+		rm -rf build/dkms && mkdir -p build/dkms/tree build/dkms/src/mobio-$(VERSION) && \
+		cp -r Makefile dkms.conf modules include scripts build/dkms/src/mobio-$(VERSION)/ && \
+		dkms build --dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src \
+			-m mobio -v $(VERSION) -k $$k >build/dkms-$$k.log 2>&1 || \
+			{ cat build/dkms-$$k.log; echo "dkms build failed for $$k" >&2; exit 1; }; \
+		echo "dkms build ok: $$k: $$(cd build/dkms/tree/mobio/$(VERSION)/$$k/x86_64/module && ls)"; \
 	done
 
 clean:
