@@ -36,6 +36,7 @@
 #include <linux/errno.h>
 #include <linux/crc32.h>
 #include <linux/string.h>
+#include <linux/bits.h>
 #include <asm/byteorder.h>
 /* CRC-32 (IEEE 802.3), chained like zlib's crc32(): start with 0. */
 #define qnvram_crc32(crc, p, len)	(~crc32_le(~(crc), (const unsigned char *)(p), (len)))
@@ -65,8 +66,8 @@
 #define QNVRAM_NR_IMG_SLOTS	2
 
 /* struct qnvram_region_entry.flags */
-#define QNVRAM_ENTRY_USED	(1U << 0)	/* the slot describes a region */
-#define QNVRAM_ENTRY_SWAPPED	(1U << 1)	/* data is in the swap area */
+#define QNVRAM_ENTRY_USED	BIT(0)	/* the slot describes a region */
+#define QNVRAM_ENTRY_SWAPPED	BIT(1)	/* data is in the swap area */
 #define QNVRAM_ENTRY_ALL	(QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED)
 
 /**
@@ -99,7 +100,7 @@ struct qnvram_region_entry {
  * @generation: bumped by every update; the higher valid slot wins
  * @data_offset: QNVRAM_DATA_OFFSET
  * @crc: CRC-32 of the whole struct qnvram_meta with @crc = 0
- * @reserved: 0
+ * @reserved: written as 0, ignored on read (room for compatible additions)
  */
 struct qnvram_meta_header {
 	__le64 magic;
@@ -133,7 +134,7 @@ struct qnvram_meta {
  * @seq: flush sequence number; the higher valid slot wins
  * @meta_crc: CRC-32 of the metadata copy (its hdr.crc)
  * @crc: CRC-32 of this struct with @crc = 0
- * @reserved: 0
+ * @reserved: written as 0, ignored on read (room for compatible additions)
  *
  * Every resident entry of the metadata copy carries its own data_crc, so a
  * restore can drop a single damaged region and keep the rest.

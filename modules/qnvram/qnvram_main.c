@@ -389,8 +389,10 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("flushes", pool->stats.flushes);
 	QNVRAM_STAT("flush_errors", pool->stats.flush_errors);
 	QNVRAM_STAT("flush_bytes", pool->stats.flush_bytes);
+	QNVRAM_STAT("last_flush_bytes", pool->stats.last_flush_bytes);
 	QNVRAM_STAT("last_flush_ns", pool->stats.last_flush_ns);
 	QNVRAM_STAT("last_flush_kbps", flush_kbps);
+	QNVRAM_STAT("power_key_presses", pool->stats.power_key_presses);
 	QNVRAM_STAT("power_key_flushes", pool->stats.power_key_flushes);
 	QNVRAM_STAT("poweroff_flushes", pool->stats.poweroff_flushes);
 	QNVRAM_STAT("swap_outs", pool->stats.swap_outs);
@@ -469,8 +471,12 @@ static int qnvram_pool_load(struct qnvram_pool *pool)
 		       sizeof(*pool->meta));
 		pool->meta_slot = cur;
 		pool->boot_source = QNVRAM_BOOT_ADOPTED;
-		pr_info("adopted pool: generation %llu (slot %d)\n",
-			le64_to_cpu(pool->meta->hdr.generation), cur);
+		/* A torn other slot means a reset hit an update: say so. */
+		qnvram_meta_validate(qnvram_meta_slot_ptr(pool, cur ^ 1),
+				     pool->bytes, &why0);
+		pr_info("adopted pool: generation %llu (slot %d; slot %d: %s)\n",
+			le64_to_cpu(pool->meta->hdr.generation), cur, cur ^ 1,
+			why0);
 		return 0;
 	}
 	qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 0), pool->bytes, &why0);

@@ -143,7 +143,7 @@ void qnvram_meta_commit(struct qnvram_pool *pool);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 				  struct mobio_stat *stats, unsigned int max);
-#define QNVRAM_NR_STATS	24
+#define QNVRAM_NR_STATS	32
 
 /* qnvram_flash.c */
 int qnvram_backing_open(struct qnvram_pool *pool, const char *path);

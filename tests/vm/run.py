@@ -816,6 +816,8 @@ class TestRun:
                                            w[2] == "PASS", rest[1] if len(rest) > 1 else ""))
                 elif what == "FINISH":
                     finished = now
+                elif what == "NOTE":
+                    print("  " + line.split(" ", 2)[2], flush=True)
                 elif what == "EXIT":
                     if not finished:
                         self.error = "script exited (rc %s) without finish" % w[2]

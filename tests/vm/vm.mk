@@ -58,3 +58,9 @@ vm-shell:
 
 vm-bootprobe:
 	$(VM_RUN) bootprobe --kver $(VM_KVER)
+
+# The project's main job, in a VM: see README.md.
+DEMO_TEST ?= qnvram-demo
+demo: deps
+	$(MAKE) modules lib tools
+	$(MAKE) vm-test VM_BUILD=0 T=$(DEMO_TEST)

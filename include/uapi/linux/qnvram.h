@@ -7,8 +7,10 @@
  *
  * Two interfaces:
  *  - /dev/qnvram: an open file is bound to at most one region with
- *    QNVRAM_IOC_ALLOC or QNVRAM_IOC_RETRIEVE; mmap(fd, offset 0) then maps
- *    that region MAP_SHARED. Binding the region to the file is why these
+ *    QNVRAM_IOC_ALLOC or QNVRAM_IOC_RETRIEVE; mmap(MAP_SHARED) of the file
+ *    then maps that region: offset 0 is the region's first byte, and any
+ *    page-aligned part of it may be mapped (past its end: -EINVAL; private
+ *    mappings: -EINVAL; an unbound file: -EBADFD). Binding the region to the file is why these
  *    two are ioctls: the region cannot be freed, swapped out or replaced
  *    between the lookup and the mmap, and no pool offset leaks to the app.
  *  - the "qnvram" generic netlink family (see <linux/mobio.h>): list,
@@ -60,7 +62,10 @@ struct qnvram_region_req {
 	__u64 reserved[2];
 };
 
-/* ALLOC: if the region exists, bind it instead of failing with -EEXIST. */
+/*
+ * ALLOC: if the region exists, bind it instead of failing with -EEXIST.
+ * RETRIEVE takes no flags; FREE takes no flags and size 0.
+ */
 #define QNVRAM_REQ_OPEN_EXISTING	(1U << 0)
 #define QNVRAM_REQ_ALL			(QNVRAM_REQ_OPEN_EXISTING)
 

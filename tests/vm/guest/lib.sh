@@ -18,6 +18,7 @@
 #   request_reset_after MS|MIN-MAX|random  the host resets after that delay; returns at once
 #   finish                the test is done: power off
 #   log MSG               a line on the console
+#   note MSG              a line the host prints at once (demos)
 #   kmod_load NAME [PARAM=V...]  insmod a Debian module declared with "# vm-kmod: NAME"
 #                         (dependencies first; parameters go to NAME)
 
@@ -30,6 +31,12 @@ _mobio_say() {
 }
 
 log() {
+	echo "mobio: $*"
+}
+
+# note MSG: a line the host prints as it arrives (narration for demos)
+note() {
+	_mobio_say "NOTE $*"
 	echo "mobio: $*"
 }
 

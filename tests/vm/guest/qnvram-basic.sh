@@ -79,6 +79,14 @@ check_dmesg reload_adopts_pool "adopted pool"
 check_ok reload_keeps_data qnvtest verify 0 1 11
 check_ok reload_keeps_user_data as_uid 1000 qnvtest verify 1000 1 21
 
+# --- per-uid quota -----------------------------------------------------------
+echo 1048576 >/sys/module/qnvram/parameters/uid_quota
+check_ok quota_allows_up_to_limit as_uid 1002 qnvtest alloc 1002 1 1048576 31
+check_ok quota_exceeded_is_edquot as_uid 1002 qnvtest expect-errno EDQUOT alloc 1002 2 4096 32
+check_ok quota_other_uid_unaffected as_uid 1003 qnvtest alloc 1003 1 4096 33
+check_ok quota_freed_space_counts_again sh -c 'qnvtest setuid 1002 free 1002 1 && qnvtest setuid 1002 alloc 1002 2 4096 32'
+echo 0 >/sys/module/qnvram/parameters/uid_quota
+
 # --- fallback pool in ordinary memory -----------------------------------------
 rmmod qnvram
 check_ok load_fallback insmod /mobio/qnvram.ko fallback=1 size=4194304

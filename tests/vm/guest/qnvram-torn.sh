@@ -36,6 +36,7 @@ verify_all() {
 if [ "$MOBIO_BOOT" -gt 1 ]; then
 	check_ok "reset_$((MOBIO_BOOT - 1))_reload" qnvram_load
 	check_dmesg "reset_$((MOBIO_BOOT - 1))_adopts_pool" "adopted pool"
+	note "reset $((MOBIO_BOOT - 1)): $(dmesg | grep -o 'adopted pool.*')"
 	mobioctl qnvram list | sed -n 's/^uid 0 magic \(0x[0-9a-f]*\) .*/\1/p' |
 		while read -r m; do echo $((m)); done >/tmp/regions
 	verify_all $((MOBIO_BOOT - 1))
