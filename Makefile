@@ -97,15 +97,22 @@ dkms-build:
 		$(MAKE) -C /lib/modules/$(KVER)/build M=$(TOP)/modules/$$m modules || exit 1; \
 	done
 
+# DKMS_SRC and DKMS_FLAGS let `make dkms-check` run this very recipe in a
+# scratch tree (--dkmstree, --sourcetree, --installtree) instead of the system.
+DKMS_SRC ?= /usr/src
+DKMS_FLAGS ?=
 dkms-install:
 	@test "$$(id -u)" = 0 || { echo "dkms-install needs root" >&2; exit 1; }
-	rm -rf /usr/src/mobio-$(VERSION)
-	mkdir -p /usr/src/mobio-$(VERSION)
-	cp -r Makefile dkms.conf modules include scripts /usr/src/mobio-$(VERSION)/
-	dkms remove mobio/$(VERSION) --all >/dev/null 2>&1 || true
-	dkms add mobio/$(VERSION)
-	@for k in $(BUILD_KVERS); do dkms build mobio/$(VERSION) -k $$k || exit 1; \
-		dkms install mobio/$(VERSION) -k $$k || exit 1; done
+	@command -v dkms >/dev/null || { echo "dkms missing: apt-get install dkms" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)/mobio-$(VERSION)
+	mkdir -p $(DKMS_SRC)/mobio-$(VERSION)
+	cp -r Makefile dkms.conf modules include scripts $(DKMS_SRC)/mobio-$(VERSION)/
+	-dkms remove $(DKMS_FLAGS) mobio/$(VERSION) --all >/dev/null 2>&1
+	dkms add $(DKMS_FLAGS) mobio/$(VERSION)
+	@for k in $(BUILD_KVERS); do \
+		dkms build $(DKMS_FLAGS) mobio/$(VERSION) -k $$k || exit 1; \
+		dkms install $(DKMS_FLAGS) mobio/$(VERSION) -k $$k || exit 1; \
+	done
 
 # --- tests ------------------------------------------------------------------
 -include tests/vm/vm.mk
@@ -120,13 +127,14 @@ check: deps
 
 # DKMS build (not load) for every supported kernel, in a scratch copy.
 dkms-check:
+	@rm -rf build/dkms && mkdir -p build/dkms/src build/dkms/tree $(patsubst %,build/dkms/install/%,$(KERNELS))
+	@$(MAKE) --no-print-directory dkms-install KVER=all DKMS_SRC=$(TOP)/build/dkms/src \
+		DKMS_FLAGS="--dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src --installtree $(TOP)/build/dkms/install" \
+		>build/dkms.log 2>&1 || { cat build/dkms.log; echo "make dkms-install failed" >&2; exit 1; }
 	@for k in $(KERNELS); do \
-		rm -rf build/dkms && mkdir -p build/dkms/tree build/dkms/src/mobio-$(VERSION) && \
-		cp -r Makefile dkms.conf modules include scripts build/dkms/src/mobio-$(VERSION)/ && \
-		dkms build --dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src \
-			-m mobio -v $(VERSION) -k $$k >build/dkms-$$k.log 2>&1 || \
-			{ cat build/dkms-$$k.log; echo "dkms build failed for $$k" >&2; exit 1; }; \
-		echo "dkms build ok: $$k: $$(cd build/dkms/tree/mobio/$(VERSION)/$$k/x86_64/module && ls)"; \
+		f=$$(find build/dkms/install/$$k -name 'qnvram.ko*' | head -n 1); \
+		test -n "$$f" || { cat build/dkms.log; echo "dkms installed no qnvram for $$k" >&2; exit 1; }; \
+		echo "dkms build + install ok: $$k: $$f"; \
 	done
 
 clean:
