@@ -18,7 +18,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
-.PHONY: all help deps modules lib tools unit checkpatch sparse check demo \
+.PHONY: all help deps modules lib tools unit checkpatch sparse check demo install-check \
 	install dkms-install dkms-build clean
 
 all: modules lib tools
@@ -90,6 +90,18 @@ install: lib tools
 	$(MAKE) -C libqnvram install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
+# Install into a scratch root, then build an app against it the way a user
+# would: pkg-config for the flags, the paper's API, the shared library.
+install-check:
+	@rm -rf build/install-root
+	@$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(TOP)/build/install-root >/dev/null
+	@r=$(TOP)/build/install-root; \
+	printf '#include <qnvram.h>\nint main(void) { int n = 0; return qnvmretrieve(0, 1, &n) != 0; }\n' >build/install-app.c; \
+	flags=$$(PKG_CONFIG_SYSROOT_DIR=$$r PKG_CONFIG_LIBDIR=$$r/usr/lib/pkgconfig pkg-config --cflags --libs libqnvram) && \
+	cc -o build/install-app build/install-app.c $$flags -Wl,-rpath-link,$$r/usr/lib && \
+	test -x $$r/usr/bin/mobioctl -o -x $$r/usr/sbin/mobioctl && \
+	echo "install ok: $$(cd $$r && find . -type f -o -type l | sort | tr '\n' ' ')"
+
 # --- DKMS -------------------------------------------------------------------
 # Called by DKMS in its copy of the tree (dkms.conf MAKE): build in place.
 dkms-build:
@@ -120,6 +132,7 @@ dkms-install:
 check: deps
 	$(MAKE) KVER=all modules lib tools
 	$(MAKE) unit
+	$(MAKE) install-check
 	$(MAKE) checkpatch
 	$(MAKE) sparse
 	$(MAKE) dkms-check

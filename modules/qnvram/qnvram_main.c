@@ -439,9 +439,19 @@ static int qnvram_pool_map(struct qnvram_pool *pool)
 		       phys, phys + size - 1, size, phys);
 		return -EINVAL;
 	}
+	/*
+	 * Claim the range: no other driver (ramoops...) may use it, and with
+	 * CONFIG_IO_STRICT_DEVMEM not even root can reach it via /dev/mem.
+	 */
+	if (!request_mem_region(phys, size, "qnvram")) {
+		pr_err("%#lx-%#lx is in use by another driver (see /proc/iomem)\n",
+		       phys, phys + size - 1);
+		return -EBUSY;
+	}
 	pool->base = memremap(phys, size, MEMREMAP_WB);
 	if (!pool->base) {
 		pr_err("cannot map %#lx-%#lx\n", phys, phys + size - 1);
+		release_mem_region(phys, size);
 		return -ENOMEM;
 	}
 	pool->phys = phys;
@@ -451,10 +461,12 @@ static int qnvram_pool_map(struct qnvram_pool *pool)
 
 static void qnvram_pool_unmap(struct qnvram_pool *pool)
 {
-	if (pool->fallback)
+	if (pool->fallback) {
 		vfree(pool->base);
-	else
+	} else {
 		memunmap(pool->base);
+		release_mem_region(pool->phys, pool->bytes);
+	}
 	pool->base = NULL;
 }
 

@@ -64,3 +64,8 @@ DEMO_TEST ?= qnvram-demo
 demo: deps
 	$(MAKE) modules lib tools
 	$(MAKE) vm-test VM_BUILD=0 T=$(DEMO_TEST)
+
+# qNVRAM flush bandwidth against dd on the same disk (bench/qnvram/flush.sh).
+bench-qnvram:
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
+	@for k in $(VM_KVERS); do $(VM_RUN) test --kver $$k bench/qnvram/flush.sh || exit 1; done

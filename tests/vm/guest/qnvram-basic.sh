@@ -19,8 +19,12 @@ check_dmesg load_on_system_ram_says_why "overlaps System RAM"
 insmod /mobio/qnvram.ko phys=$QNVRAM_PHYS size=12345 2>/dev/null
 check_eq load_with_unaligned_size_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
 
+# Proves the /dev/mem check below can fail: unclaimed, the range is readable.
+check_ok devmem_reads_unclaimed_range dd if=/dev/mem bs=4096 skip=$((0x30000)) count=1 of=/dev/null
 check_ok load_reserved_pool qnvram_load
 check_dmesg fresh_pool_is_formatted "formatted pool of 33554432 bytes"
+check_eq pool_claimed_in_iomem 1 "$(grep -c '30000000-31ffffff : qnvram' /proc/iomem)"
+check_ok devmem_cannot_read_pool sh -c '! dd if=/dev/mem bs=4096 skip=$((0x30000)) count=1 of=/dev/null 2>/dev/null'
 check_eq stats_pool_bytes 33554432 "$(qnvram_stat pool_bytes)"
 check_eq stats_not_fallback 0 "$(qnvram_stat fallback)"
 
