@@ -66,7 +66,7 @@ sparse:
 	done
 
 # checkpatch --strict from the kernel source package of a supported kernel.
-CHECKPATCH = $(firstword $(wildcard .cache/linux-source-*/scripts/checkpatch.pl))
+CHECKPATCH = $(lastword $(sort $(wildcard .cache/linux-source-*/scripts/checkpatch.pl)))
 checkpatch:
 	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl missing: run 'make deps' (extracts it from linux-source)" >&2; exit 1; }
 	@# LINUX_VERSION_CODE: out-of-tree code must build on 6.1 and 6.12; those tests live in modules/common/mobio_compat.h only.
@@ -75,6 +75,9 @@ checkpatch:
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE -f $$files \
 		| tee build/checkpatch.log; \
 	! grep -qE 'ERROR|WARNING|CHECK' build/checkpatch.log && echo "checkpatch --strict clean: $$(echo $$files | wc -w) files"
+	@files=$$(git ls-files 'modules/*.c' 'modules/*.h' 'include/uapi/*.h'); \
+	perl $(dir $(CHECKPATCH))kernel-doc -none -Wall $$files 2>&1 | tee build/kernel-doc.log; \
+	test ! -s build/kernel-doc.log && echo "kernel-doc clean: $$(echo $$files | wc -w) files"
 
 # --- userspace --------------------------------------------------------------
 lib:

@@ -149,22 +149,23 @@ for kver in $("$top/scripts/kernels.sh"); do
 	sv=$(installed_version "linux-source-$series")
 	dest="$top/.cache/linux-source-$hv"
 	tarball="/usr/src/linux-source-$series.tar.xz"
-	if [ -e "$dest/.complete" ]; then
+	if [ -e "$dest/.complete-2" ]; then
 		continue
 	fi
 	if [ -z "$hv" ] || [ "$sv" != "$hv" ] || [ ! -e "$tarball" ]; then
 		log "$kver: need linux-source-$series=$hv (installed: ${sv:-none}) for block/*.h and checkpatch"
 		continue
 	fi
-	log "$kver: extracting block/*.h and checkpatch from $tarball into ${dest#"$top"/}"
+	log "$kver: extracting block/*.h, checkpatch and kernel-doc from $tarball into ${dest#"$top"/}"
 	rm -rf "$dest.tmp"
 	mkdir -p "$dest.tmp"
 	tar -xJf "$tarball" -C "$dest.tmp" --strip-components=1 --wildcards \
 		"linux-source-$series/block/*.h" \
 		"linux-source-$series/scripts/checkpatch.pl" \
 		"linux-source-$series/scripts/spelling.txt" \
-		"linux-source-$series/scripts/const_structs.checkpatch"
-	touch "$dest.tmp/.complete"
+		"linux-source-$series/scripts/const_structs.checkpatch" \
+		"linux-source-$series/scripts/kernel-doc"
+	touch "$dest.tmp/.complete-2"
 	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"
 done

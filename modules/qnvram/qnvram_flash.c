@@ -456,7 +456,7 @@ static void qnvram_input_event(struct input_handle *handle, unsigned int type,
 	if (value == 1) {
 		pool->stats.power_key_presses++;
 		if (hold_ms)
-			mod_delayed_work(system_wq, &pool->power_key_work,
+			mod_delayed_work(system_long_wq, &pool->power_key_work,
 					 msecs_to_jiffies(hold_ms));
 	} else if (value == 0) {
 		/* Released early: no flush. Autorepeat (2) changes nothing. */

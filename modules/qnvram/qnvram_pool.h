@@ -38,9 +38,22 @@ struct qnvram_region_rt {
 
 /**
  * struct qnvram_stats - counters reported by netlink and debugfs
+ * @meta_commits: metadata updates since load
+ * @flushes: pool images written to the backing device
+ * @flush_errors: flushes that failed (I/O error, no memory)
+ * @flush_bytes: bytes written by all flushes
+ * @last_flush_ns: duration of the last flush, ns
+ * @last_flush_bytes: bytes written by the last flush
+ * @power_key_flushes: flushes triggered by holding the power key
+ * @power_key_presses: KEY_POWER presses seen (held or not)
+ * @poweroff_flushes: flushes at power-off or halt
+ * @swap_outs: regions written out to make room in the pool
+ * @swap_ins: regions read back on retrieve
+ * @swap_bytes: bytes swapped out
+ * @restore_dropped: regions dropped at restore for a bad checksum
  *
- * Protected by qnvram_pool.lock, except power_key_presses (atomic
- * context writer, read racily).
+ * Protected by qnvram_pool.lock, except @power_key_presses (written in
+ * atomic context by the input handler, read racily).
  */
 struct qnvram_stats {
 	u64 meta_commits;

@@ -45,6 +45,7 @@ enum mobio_common_cmd {
  * @MOBIO_A_RANGE_LEN: u64, length of a range, bytes
  * @MOBIO_A_STATS: nest of MOBIO_A_STAT
  * @MOBIO_A_STAT: nest of one counter: MOBIO_STAT_A_NAME, MOBIO_STAT_A_VALUE
+ * @__MOBIO_A_COMMON_MAX: one past the last common attribute
  * @MOBIO_A_FAMILY_BASE: first family-specific attribute number
  */
 enum mobio_common_attr {
@@ -68,6 +69,8 @@ enum mobio_common_attr {
  * @MOBIO_STAT_A_NAME: string, counter name ("bytes_flushed"); the unit is
  *	the name's suffix (_bytes, _ns, _pages) or a plain count
  * @MOBIO_STAT_A_VALUE: u64, counter value
+ * @__MOBIO_STAT_A_MAX: one past the last
+ * @MOBIO_STAT_A_MAX: the last
  */
 enum mobio_stat_attr {
 	MOBIO_STAT_A_UNSPEC,

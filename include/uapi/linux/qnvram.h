@@ -79,6 +79,7 @@ struct qnvram_region_req {
 
 /**
  * enum qnvram_cmd - generic netlink commands of the "qnvram" family
+ * @QNVRAM_CMD_UNSPEC: invalid
  * @QNVRAM_CMD_GET_STATS: pool counters (see enum mobio_common_cmd)
  * @QNVRAM_CMD_LIST: dump regions as QNVRAM_A_REGION; callers without
  *	CAP_SYS_ADMIN see their own uid's only
@@ -89,6 +90,8 @@ struct qnvram_region_req {
  *	(CAP_SYS_ADMIN)
  * @QNVRAM_CMD_EVENT: multicast on "events": QNVRAM_A_EVENT, and
  *	QNVRAM_A_REGION where one region is concerned
+ * @__QNVRAM_CMD_MAX: one past the last command
+ * @QNVRAM_CMD_MAX: the last command
  */
 enum qnvram_cmd {
 	QNVRAM_CMD_UNSPEC,
@@ -113,6 +116,8 @@ enum qnvram_cmd {
  *	QNVRAM_A_STATE, QNVRAM_A_MAP_COUNT and, for CAP_SYS_ADMIN only,
  *	MOBIO_A_RANGE_START (pool offset, bytes)
  * @QNVRAM_A_EVENT: u32, enum qnvram_event
+ * @__QNVRAM_A_MAX: one past the last attribute
+ * @QNVRAM_A_MAX: the last attribute
  */
 enum qnvram_attr {
 	QNVRAM_A_MAGIC = MOBIO_A_FAMILY_BASE,
