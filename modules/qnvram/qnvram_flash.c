@@ -4,9 +4,10 @@
  * restores it on a cold boot, swaps idle regions out and back in, and
  * triggers flushes when the power key is held and at power-off.
  *
- * All I/O goes through one vmapped bounce buffer with synchronous bios:
- * the pool may be reserved RAM without struct pages, and flushes are rare
- * and large, so a simple sequential stream of 1 MiB bios is enough.
+ * All I/O goes through two vmapped 1 MiB bounce buffers (the pool may be
+ * reserved RAM without struct pages): writes of pool data alternate between
+ * them, so that copying and checksumming one chunk overlaps with the device
+ * writing the previous one; everything else is synchronous.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,57 +24,128 @@
 /* The metadata copy in an image, rounded to whole 4 KiB blocks. */
 #define QNVRAM_META_IO_BYTES	round_up(sizeof(struct qnvram_meta), QNVRAM_GRANULE)
 
-/* Move @bytes (<= QNVRAM_BOUNCE_BYTES, 4 KiB multiple) between the bounce
- * buffer and the backing device at byte @pos.
+static void qnvram_bio_end(struct bio *bio)
+{
+	struct qnvram_bounce *b = bio->bi_private;
+
+	b->status = bio->bi_status;
+	complete(&b->done);
+	bio_put(bio);
+}
+
+/*
+ * Start moving @bytes (<= QNVRAM_BOUNCE_BYTES, 512-byte multiple) between
+ * @b and the backing device at byte @pos. qnvram_bounce_wait() ends it.
  */
-static int qnvram_bio_rw(struct qnvram_pool *pool, blk_opf_t opf, u64 pos,
-			 size_t bytes)
+static int qnvram_bio_start(struct qnvram_pool *pool, struct qnvram_bounce *b,
+			    blk_opf_t opf, u64 pos, size_t bytes)
 {
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	struct bio *bio;
-	int ret;
 
-	if (WARN_ON_ONCE(bytes > QNVRAM_BOUNCE_BYTES || pos % SECTOR_SIZE ||
-			 bytes % SECTOR_SIZE))
+	if (WARN_ON_ONCE(b->busy || bytes > QNVRAM_BOUNCE_BYTES ||
+			 pos % SECTOR_SIZE || bytes % SECTOR_SIZE))
 		return -EINVAL;
 	bio = bio_alloc(pool->backing.bdev, nr, opf, GFP_KERNEL);
 	bio->bi_iter.bi_sector = pos >> SECTOR_SHIFT;
 	for (i = 0; i < nr; i++) {
 		size_t len = min_t(size_t, PAGE_SIZE, bytes - i * PAGE_SIZE);
 
-		if (bio_add_page(bio, pool->bounce_pages[i], len, 0) != len) {
+		if (bio_add_page(bio, b->pages[i], len, 0) != len) {
 			bio_put(bio);
 			return -EIO;
 		}
 	}
-	ret = submit_bio_wait(bio);
-	bio_put(bio);
+	bio->bi_private = b;
+	bio->bi_end_io = qnvram_bio_end;
+	reinit_completion(&b->done);
+	b->busy = true;
+	submit_bio(bio);
+	return 0;
+}
+
+/* Wait for @b's bio, if any. Return: 0 or its error. */
+static int qnvram_bounce_wait(struct qnvram_bounce *b)
+{
+	if (!b->busy)
+		return 0;
+	wait_for_completion_io(&b->done);
+	b->busy = false;
+	return blk_status_to_errno(b->status);
+}
+
+/* Wait for every bio in flight. Return: 0 or the first error. */
+static int qnvram_bounce_drain(struct qnvram_pool *pool)
+{
+	int i, ret = 0, err;
+
+	for (i = 0; i < QNVRAM_NR_BOUNCE; i++) {
+		err = qnvram_bounce_wait(&pool->bounce[i]);
+		if (!ret)
+			ret = err;
+	}
 	return ret;
 }
 
-/* Write pool bytes [@off, @off + @len) to the device at @dev_pos. */
+/*
+ * Synchronous I/O of @bytes through the first bounce buffer (after the
+ * asynchronous writes in flight, which it waits for).
+ */
+static int qnvram_bio_rw(struct qnvram_pool *pool, blk_opf_t opf, u64 pos,
+			 size_t bytes)
+{
+	int ret = qnvram_bounce_drain(pool);
+
+	if (!ret)
+		ret = qnvram_bio_start(pool, &pool->bounce[0], opf, pos, bytes);
+	return ret ?: qnvram_bounce_wait(&pool->bounce[0]);
+}
+
+/* The buffer of the synchronous I/O helpers. */
+static void *qnvram_sync_buf(struct qnvram_pool *pool)
+{
+	return pool->bounce[0].buf;
+}
+
+/*
+ * Write pool bytes [@off, @off + @len) to the device at @dev_pos, chaining
+ * CRC-32 into @crc. Copying a chunk overlaps with writing the previous
+ * one; the writes may still be in flight on return (qnvram_bounce_drain()
+ * waits), except after an error.
+ */
 static int qnvram_write_range(struct qnvram_pool *pool, u64 off, u64 len,
 			      u64 dev_pos, u32 *crc)
 {
+	struct qnvram_bounce *b;
 	u64 done;
 	int ret;
 
 	for (done = 0; done < len; done += QNVRAM_BOUNCE_BYTES) {
 		size_t n = min_t(u64, len - done, QNVRAM_BOUNCE_BYTES);
 
-		memcpy(pool->bounce, pool->base + off + done, n);
-		*crc = qnvram_crc32(*crc, pool->bounce, n);
-		ret = qnvram_bio_rw(pool, REQ_OP_WRITE, dev_pos + done, n);
+		b = &pool->bounce[pool->next_bounce];
+		pool->next_bounce = (pool->next_bounce + 1) % QNVRAM_NR_BOUNCE;
+		ret = qnvram_bounce_wait(b);
 		if (ret)
-			return ret;
+			goto err_drain;
+		memcpy(b->buf, pool->base + off + done, n);
+		*crc = qnvram_crc32(*crc, b->buf, n);
+		ret = qnvram_bio_start(pool, b, REQ_OP_WRITE, dev_pos + done, n);
+		if (ret)
+			goto err_drain;
 	}
 	return 0;
+
+err_drain:
+	qnvram_bounce_drain(pool);
+	return ret;
 }
 
 /* Read the device at @dev_pos into pool bytes [@off, @off + @len). */
 static int qnvram_read_range(struct qnvram_pool *pool, u64 off, u64 len,
 			     u64 dev_pos, u32 *crc)
 {
+	void *buf = qnvram_sync_buf(pool);
 	u64 done;
 	int ret;
 
@@ -83,8 +155,8 @@ static int qnvram_read_range(struct qnvram_pool *pool, u64 off, u64 len,
 		ret = qnvram_bio_rw(pool, REQ_OP_READ, dev_pos + done, n);
 		if (ret)
 			return ret;
-		*crc = qnvram_crc32(*crc, pool->bounce, n);
-		memcpy(pool->base + off + done, pool->bounce, n);
+		*crc = qnvram_crc32(*crc, buf, n);
+		memcpy(pool->base + off + done, buf, n);
 	}
 	qnvram_persist(pool->base + off, len);
 	return 0;
@@ -107,11 +179,50 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 	for (slot = 0; slot < QNVRAM_NR_IMG_SLOTS; slot++)
 		if (!qnvram_bio_rw(pool, REQ_OP_READ,
 				   qnvram_img_base(pool, slot), QNVRAM_GRANULE))
-			memcpy(&h[slot], pool->bounce, sizeof(*h));
+			memcpy(&h[slot], qnvram_sync_buf(pool), sizeof(*h));
 	slot = qnvram_img_pick(&h[0], &h[1], pool->bytes);
 	pool->img_slot = slot < 0 ? -1 : slot;
 	pool->img_seq = slot < 0 ? 0 : le64_to_cpu(h[slot].seq);
 	kfree(h);
+}
+
+static void qnvram_bounce_free(struct qnvram_bounce *b)
+{
+	unsigned int i;
+
+	if (b->buf)
+		vunmap(b->buf);
+	b->buf = NULL;
+	if (!b->pages)
+		return;
+	for (i = 0; i < QNVRAM_BOUNCE_PAGES; i++)
+		if (b->pages[i])
+			__free_page(b->pages[i]);
+	kfree(b->pages);
+	b->pages = NULL;
+}
+
+static int qnvram_bounce_alloc(struct qnvram_bounce *b)
+{
+	unsigned int i;
+
+	init_completion(&b->done);
+	b->pages = kcalloc(QNVRAM_BOUNCE_PAGES, sizeof(*b->pages), GFP_KERNEL);
+	if (!b->pages)
+		return -ENOMEM;
+	for (i = 0; i < QNVRAM_BOUNCE_PAGES; i++) {
+		b->pages[i] = alloc_page(GFP_KERNEL);
+		if (!b->pages[i])
+			goto err_free;
+	}
+	b->buf = vmap(b->pages, QNVRAM_BOUNCE_PAGES, VM_MAP, PAGE_KERNEL);
+	if (!b->buf)
+		goto err_free;
+	return 0;
+
+err_free:
+	qnvram_bounce_free(b);
+	return -ENOMEM;
 }
 
 /**
@@ -128,8 +239,7 @@ int qnvram_backing_open(struct qnvram_pool *pool, const char *path)
 {
 	u64 need = qnvram_swap_start(pool->bytes);
 	struct block_device *bdev;
-	unsigned int i;
-	int ret;
+	int i, ret;
 
 	ret = mobio_bdev_open(path, pool, &pool->backing);
 	if (ret) {
@@ -147,20 +257,11 @@ int qnvram_backing_open(struct qnvram_pool *pool, const char *path)
 		goto err_close;
 	}
 
-	ret = -ENOMEM;
-	pool->bounce_pages = kcalloc(QNVRAM_BOUNCE_PAGES,
-				     sizeof(*pool->bounce_pages), GFP_KERNEL);
-	if (!pool->bounce_pages)
-		goto err_close;
-	for (i = 0; i < QNVRAM_BOUNCE_PAGES; i++) {
-		pool->bounce_pages[i] = alloc_page(GFP_KERNEL);
-		if (!pool->bounce_pages[i])
+	for (i = 0; i < QNVRAM_NR_BOUNCE; i++) {
+		ret = qnvram_bounce_alloc(&pool->bounce[i]);
+		if (ret)
 			goto err_free_pages;
 	}
-	pool->bounce = vmap(pool->bounce_pages, QNVRAM_BOUNCE_PAGES, VM_MAP,
-			    PAGE_KERNEL);
-	if (!pool->bounce)
-		goto err_free_pages;
 	qnvram_img_scan(pool);
 	return 0;
 
@@ -180,18 +281,10 @@ err_close:
  */
 void qnvram_backing_close(struct qnvram_pool *pool)
 {
-	unsigned int i;
+	int i;
 
-	if (pool->bounce)
-		vunmap(pool->bounce);
-	pool->bounce = NULL;
-	if (pool->bounce_pages) {
-		for (i = 0; i < QNVRAM_BOUNCE_PAGES; i++)
-			if (pool->bounce_pages[i])
-				__free_page(pool->bounce_pages[i]);
-		kfree(pool->bounce_pages);
-		pool->bounce_pages = NULL;
-	}
+	for (i = 0; i < QNVRAM_NR_BOUNCE; i++)
+		qnvram_bounce_free(&pool->bounce[i]);
 	mobio_bdev_close(&pool->backing);
 }
 
@@ -216,6 +309,7 @@ int qnvram_flush(struct qnvram_pool *pool)
 	u64 start = ktime_get_ns(), bytes = 0;
 	struct qnvram_img_header *hdr;
 	struct qnvram_meta *img_meta;
+	void *buf;
 	u32 nr = 0;
 	int i, ret;
 
@@ -241,16 +335,21 @@ int qnvram_flush(struct qnvram_pool *pool)
 		bytes += len;
 		nr++;
 	}
+	/* The data writes must end before the sync buffer is reused. */
+	ret = qnvram_bounce_drain(pool);
+	if (ret)
+		goto out_error;
 	qnvram_meta_seal(img_meta);
-	memset(pool->bounce, 0, QNVRAM_META_IO_BYTES);
-	memcpy(pool->bounce, img_meta, sizeof(*img_meta));
+	buf = qnvram_sync_buf(pool);
+	memset(buf, 0, QNVRAM_META_IO_BYTES);
+	memcpy(buf, img_meta, sizeof(*img_meta));
 	ret = qnvram_bio_rw(pool, REQ_OP_WRITE, base + QNVRAM_IMG_HDR_BYTES,
 			    QNVRAM_META_IO_BYTES);
 	if (ret)
 		goto out_error;
 
-	memset(pool->bounce, 0, QNVRAM_GRANULE);
-	hdr = pool->bounce;
+	memset(buf, 0, QNVRAM_GRANULE);
+	hdr = buf;
 	hdr->magic = cpu_to_le64(QNVRAM_IMG_MAGIC);
 	hdr->version = cpu_to_le32(QNVRAM_FORMAT_VERSION);
 	hdr->nr_regions = cpu_to_le32(nr);
@@ -307,12 +406,12 @@ int qnvram_restore(struct qnvram_pool *pool)
 	ret = qnvram_bio_rw(pool, REQ_OP_READ, base, QNVRAM_GRANULE);
 	if (ret)
 		return ret;
-	memcpy(&hdr, pool->bounce, sizeof(hdr));
+	memcpy(&hdr, qnvram_sync_buf(pool), sizeof(hdr));
 	ret = qnvram_bio_rw(pool, REQ_OP_READ, base + QNVRAM_IMG_HDR_BYTES,
 			    QNVRAM_META_IO_BYTES);
 	if (ret)
 		return ret;
-	memcpy(pool->meta, pool->bounce, sizeof(*pool->meta));
+	memcpy(pool->meta, qnvram_sync_buf(pool), sizeof(*pool->meta));
 	ret = qnvram_meta_validate(pool->meta, pool->bytes, &why);
 	if (!ret && pool->meta->hdr.crc != hdr.meta_crc) {
 		why = "metadata does not match the image header";
@@ -375,6 +474,8 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 		return ret;
 	ret = qnvram_write_range(pool, le64_to_cpu(e->offset), len,
 				 swap_start + soff, &crc);
+	if (!ret)
+		ret = qnvram_bounce_drain(pool);
 	if (!ret)
 		ret = blkdev_issue_flush(pool->backing.bdev);
 	if (ret)

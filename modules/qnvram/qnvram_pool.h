@@ -11,6 +11,8 @@
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
 #include <linux/notifier.h>
+#include <linux/completion.h>
+#include <linux/blk_types.h>
 #include <linux/qnvram.h>
 #include "mobio_compat.h"
 #include "mobio_genl.h"
@@ -72,6 +74,25 @@ struct qnvram_stats {
 };
 
 /**
+ * struct qnvram_bounce - one buffer for bios between the pool and flash
+ * @buf: QNVRAM_BOUNCE_BYTES, vmapped; the pool may be reserved RAM without
+ *	struct pages, so bios never point into it
+ * @pages: the pages behind @buf
+ * @done: completed by the end_io of the bio in flight
+ * @status: that bio's status
+ * @busy: a bio using @buf is in flight
+ */
+struct qnvram_bounce {
+	void *buf;
+	struct page **pages;
+	struct completion done;
+	blk_status_t status;
+	bool busy;
+};
+
+#define QNVRAM_NR_BOUNCE	2
+
+/**
  * struct qnvram_pool - the one pool of this module
  *
  * Memory:
@@ -92,8 +113,9 @@ struct qnvram_stats {
  * Backing device, protected by @lock:
  * @backing: the open device, ->bdev NULL when there is none
  * @backing_bytes: its size, bytes
- * @bounce: QNVRAM_BOUNCE_BYTES of vmapped pages for bios
- * @bounce_pages: the pages behind @bounce
+ * @bounce: two buffers for bios, so that copying one chunk out of the pool
+ *	overlaps with writing the previous one
+ * @next_bounce: the buffer the next asynchronous write uses
  * @img_slot: image slot holding the newest image, -1 for none
  * @img_seq: sequence number of the newest image
  *
@@ -115,8 +137,8 @@ struct qnvram_pool {
 
 	struct mobio_bdev backing;
 	u64 backing_bytes;
-	void *bounce;
-	struct page **bounce_pages;
+	struct qnvram_bounce bounce[QNVRAM_NR_BOUNCE];
+	unsigned int next_bounce;
 	int img_slot;
 	u64 img_seq;
 
