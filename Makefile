@@ -158,3 +158,4 @@ clean:
 	-$(MAKE) -C libqnvram clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests/unit clean
+-include bench/sqlite/sqlite.mk
