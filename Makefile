@@ -37,6 +37,21 @@ deps:
 	scripts/deps.sh
 
 # --- kernel modules ---------------------------------------------------------
+# Private block headers for the elevator (DESIGN.md §3), for kernel $$k:
+# block/*.h from Debian's linux-source-<series> at the exact version of
+# linux-headers-$$k, cached in .cache/linux-source-<version>/block (deps.sh
+# fills it; this extracts it on demand, e.g. in a DKMS tree). Sets $$blk_h
+# and $$blk_pkg; modules/smartio-iosched/Kbuild names the package if missing.
+BLOCK_HEADERS = hv=$$(dpkg-query -W -f='$${Version}' linux-headers-$$k 2>/dev/null); \
+	series=$$(echo $$k | cut -d. -f1,2); blk_pkg="linux-source-$$series=$$hv"; \
+	blk_h=$(TOP)/.cache/linux-source-$$hv/block; \
+	if [ ! -e $$blk_h/elevator.h ] && [ -n "$$hv" ] && [ -e /usr/src/linux-source-$$series.tar.xz ] && \
+	   [ "$$(dpkg-query -W -f='$${Version}' linux-source-$$series 2>/dev/null)" = "$$hv" ]; then \
+		rm -rf $$blk_h.tmp && mkdir -p $$blk_h.tmp && \
+		tar -xJf /usr/src/linux-source-$$series.tar.xz -C $$blk_h.tmp --strip-components=2 \
+			--wildcards "linux-source-$$series/block/*.h" && mv $$blk_h.tmp $$blk_h; \
+	fi
+
 modules:
 	@test -n "$(BUILD_KVERS)" || { echo "no supported kernel headers installed: run 'make deps' (as root)" >&2; exit 1; }
 	@for k in $(BUILD_KVERS); do $(MAKE) --no-print-directory module-build K=$$k || exit 1; done
@@ -45,10 +60,12 @@ module-build:
 	@test -d /lib/modules/$(K)/build || { echo "no headers for $(K): apt-get install linux-headers-$(K)" >&2; exit 1; }
 	@mkdir -p build/$(K)
 	@cp -ru modules include build/$(K)/
-	@for m in $(MODULES); do \
+	@k=$(K); $(BLOCK_HEADERS); \
+	for m in $(MODULES); do \
 		echo "  MODULE  $$m for $(K)"; \
 		$(MAKE) --no-print-directory -C /lib/modules/$(K)/build \
-			M=$(TOP)/build/$(K)/modules/$$m $(KBUILD_FLAGS) $(EXTRA) modules \
+			M=$(TOP)/build/$(K)/modules/$$m $(KBUILD_FLAGS) $(EXTRA) \
+			MOBIO_BLOCK_H=$$blk_h MOBIO_BLOCK_PKG=$$blk_pkg modules \
 			2>&1 | tee build/$(K)/$$m.log | grep -E 'warning|error|WARNING' ; \
 		test -f build/$(K)/modules/$$m/$$m.ko || { echo "build of $$m for $(K) failed: build/$(K)/$$m.log" >&2; exit 1; }; \
 		! grep -qE 'warning:|error:|WARNING:' build/$(K)/$$m.log || { echo "$$m: warnings for $(K) (see build/$(K)/$$m.log)" >&2; exit 1; }; \
@@ -58,8 +75,10 @@ module-build:
 sparse:
 	@for k in $(KERNELS); do \
 		rm -rf build/$$k/sparse && mkdir -p build/$$k/sparse && cp -r modules include build/$$k/sparse/; \
+		$(BLOCK_HEADERS); \
 		for m in $(MODULES); do \
-			$(MAKE) --no-print-directory -C /lib/modules/$$k/build M=$(TOP)/build/$$k/sparse/modules/$$m C=2 modules >build/$$k/sparse-$$m.log 2>&1 || { cat build/$$k/sparse-$$m.log; exit 1; }; \
+			$(MAKE) --no-print-directory -C /lib/modules/$$k/build M=$(TOP)/build/$$k/sparse/modules/$$m C=2 \
+				MOBIO_BLOCK_H=$$blk_h MOBIO_BLOCK_PKG=$$blk_pkg modules >build/$$k/sparse-$$m.log 2>&1 || { cat build/$$k/sparse-$$m.log; exit 1; }; \
 			if grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error)' build/$$k/sparse-$$m.log; then echo "sparse: $$m on $$k is not clean" >&2; exit 1; fi; \
 			echo "sparse clean: $$m on $$k"; \
 		done; \
@@ -108,8 +127,10 @@ install-check:
 # --- DKMS -------------------------------------------------------------------
 # Called by DKMS in its copy of the tree (dkms.conf MAKE): build in place.
 dkms-build:
-	@for m in $(MODULES); do \
-		$(MAKE) -C /lib/modules/$(KVER)/build M=$(TOP)/modules/$$m modules || exit 1; \
+	@k=$(KVER); $(BLOCK_HEADERS); \
+	for m in $(MODULES); do \
+		$(MAKE) -C /lib/modules/$(KVER)/build M=$(TOP)/modules/$$m \
+			MOBIO_BLOCK_H=$$blk_h MOBIO_BLOCK_PKG=$$blk_pkg modules || exit 1; \
 	done
 
 # DKMS_SRC and DKMS_FLAGS let `make dkms-check` run this very recipe in a

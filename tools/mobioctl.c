@@ -29,6 +29,7 @@
 
 static const struct mobio_object *const mobio_objects[] = {
 	&mobio_qnvram_object,
+	&mobio_smartio_object,
 };
 
 #define MOBIO_NR_OBJECTS \

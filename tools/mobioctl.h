@@ -89,5 +89,6 @@ int mobio_parse_u32(struct mobio_ctx *ctx, const char *what, const char *arg,
 
 /* The objects, one per family file. */
 extern const struct mobio_object mobio_qnvram_object;
+extern const struct mobio_object mobio_smartio_object;
 
 #endif /* MOBIO_TOOLS_MOBIOCTL_H */

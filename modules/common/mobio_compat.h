@@ -87,4 +87,51 @@ static inline void mobio_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * Elevator shims: only for code that included the kernel's private block
+ * headers (block/elevator.h and friends, DESIGN.md section 3) first.
+ */
+#ifdef _ELEVATOR_H
+
+#if KERNEL_VERSION(6, 12, 0) > LINUX_VERSION_CODE
+/* 6.1 keeps struct blk_mq_tags in blk-mq-tag.h; 6.12 has it in blk-mq.h. */
+#include "blk-mq-tag.h"
+#endif
+
+/*
+ * 6.5 replaced insert_requests()' "bool at_head" with "blk_insert_t flags"
+ * (BLK_MQ_INSERT_AT_HEAD).
+ */
+#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
+#define mobio_insert_t			blk_insert_t
+#define mobio_insert_at_head(flags)	(!!((flags) & BLK_MQ_INSERT_AT_HEAD))
+#else
+#define mobio_insert_t			bool
+#define mobio_insert_at_head(flags)	(flags)
+#endif
+
+/**
+ * mobio_sched_shallow_depth() - a limit_depth() depth for @hctx
+ * @hctx: hardware queue whose scheduler tags the depth applies to
+ * @percent: share of the queue's nr_requests, 1..100
+ *
+ * struct blk_mq_alloc_data.shallow_depth counts tags per sbitmap word on
+ * 6.1 (kyber scales by 1 << sb.shift) and tags of the whole queue on 6.12
+ * (kyber scales nr_requests). Never 0: a queue of one tag still allows one.
+ * Return: the depth in the unit this kernel expects.
+ */
+static inline unsigned int mobio_sched_shallow_depth(struct blk_mq_hw_ctx *hctx,
+						     unsigned int percent)
+{
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+	unsigned int full = hctx->queue->nr_requests;
+#else
+	unsigned int full = 1U << hctx->sched_tags->bitmap_tags.sb.shift;
+#endif
+
+	return max(1U, full * percent / 100U);
+}
+
+#endif /* _ELEVATOR_H */
+
 #endif /* _MOBIO_COMPAT_H */

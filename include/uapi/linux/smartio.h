@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * SmartIO: a blk-mq I/O scheduler ("smartio", module smartio-iosched) that
+ * keeps reads from waiting behind writes (after Nguyen et al., "Reducing
+ * Smartphone Application Delay through Read/Write Isolation", MobiSys'15).
+ *
+ * The "smartio" generic netlink family (conventions: <linux/mobio.h>) has
+ * one command: SMARTIO_CMD_GET_STATS with MOBIO_A_DEV_NAME (a disk whose
+ * scheduler is smartio, "vda") answers with MOBIO_A_DEV_NAME and
+ * MOBIO_A_STATS. Any user may read the counters. The tunables are in
+ * /sys/block/<dev>/queue/iosched/ (see docs/smartio.md).
+ *
+ * Counters (MOBIO_STAT_A_NAME; <c> is rt, be or idle, <d> read or write;
+ * discards count as writes):
+ *   dispatched_<c>_<d>    requests handed to the driver
+ *   merged_<c>_<d>        bios and requests merged into a queued request
+ *   expired_<c>_<d>       dispatched because their deadline had passed
+ *                         (write starvation bound and class aging at work)
+ *   inserted, requeued    requests entering the scheduler, requeues among them
+ *   write_held            times a write was held back (cap or hold time)
+ *   write_cap             writes allowed in flight beside reads, now
+ *   write_hold_us         minimum gap between writes beside reads, now
+ *   read_alone_ns         read latency measured with no write around
+ *   read_mixed_ns         read latency measured beside writes
+ *   read_slowdown_pct     read_mixed_ns / read_alone_ns, percent (0: unknown)
+ *   profiler_adjusts      times the profiler changed write_cap or the hold
+ *   profiler_probes       times it held writes back to measure reads alone
+ *   reads_inflight, writes_inflight   dispatched and not yet completed
+ */
+#ifndef _UAPI_LINUX_SMARTIO_H
+#define _UAPI_LINUX_SMARTIO_H
+
+#include <linux/mobio.h>
+
+#define SMARTIO_GENL_NAME	"smartio"
+#define SMARTIO_ELEVATOR_NAME	"smartio"
+
+/**
+ * enum smartio_cmd - generic netlink commands of the "smartio" family
+ * @SMARTIO_CMD_UNSPEC: invalid
+ * @SMARTIO_CMD_GET_STATS: counters of one disk; request: MOBIO_A_DEV_NAME;
+ *	reply: MOBIO_A_DEV_NAME, MOBIO_A_STATS. -ENODEV when the disk does
+ *	not use smartio.
+ * @__SMARTIO_CMD_MAX: one past the last command
+ * @SMARTIO_CMD_MAX: the last command
+ */
+enum smartio_cmd {
+	SMARTIO_CMD_UNSPEC,
+	SMARTIO_CMD_GET_STATS = MOBIO_CMD_GET_STATS,
+	__SMARTIO_CMD_MAX,
+	SMARTIO_CMD_MAX = __SMARTIO_CMD_MAX - 1,
+};
+
+/**
+ * enum smartio_attr - attributes of the "smartio" family: only the common
+ * ones of enum mobio_common_attr so far; its own start at
+ * MOBIO_A_FAMILY_BASE.
+ * @__SMARTIO_A_MAX: one past the last attribute
+ * @SMARTIO_A_MAX: the last attribute
+ */
+enum smartio_attr {
+	__SMARTIO_A_MAX = MOBIO_A_FAMILY_BASE,
+	SMARTIO_A_MAX = __SMARTIO_A_MAX - 1,
+};
+
+#endif /* _UAPI_LINUX_SMARTIO_H */

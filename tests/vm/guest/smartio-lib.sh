@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the smartio-*.sh guest tests (sourced after lib.sh).
+#
+#   smartio_load                 insmod smartio-iosched.ko (once)
+#   sched_set DEV NAME           echo NAME > /sys/block/DEV/queue/scheduler; 0 if it took
+#   sched_now DEV                the scheduler in use ("smartio")
+#   smartio_stat DEV NAME        one counter from debugfs block/DEV/sched/stats
+#   check_ok NAME CMD...         pass if CMD exits 0, else fail with its output
+#   check_ge NAME MIN VALUE      pass if VALUE >= MIN
+#   check_le NAME MAX VALUE      pass if VALUE <= MAX
+#   nullb_make NAME PARAM=V...   a configfs null_blk device (modprobe null_blk first);
+#                                prints its /dev node
+#   fio_ok NAME FIO-ARGS...      run fio; pass if it exits 0 with no "err=" != 0
+
+SMARTIO_KO=/mobio/smartio-iosched.ko
+
+smartio_load() {
+	[ -d /sys/module/smartio_iosched ] || insmod $SMARTIO_KO
+}
+
+sched_set() {
+	echo "$2" >"/sys/block/$1/queue/scheduler" 2>/dev/null &&
+		[ "$(sched_now "$1")" = "$2" ]
+}
+
+sched_now() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler"
+}
+
+smartio_stat() {
+	awk -v n="$2" '$1 == n { print $2 }' "/sys/kernel/debug/block/$1/sched/stats"
+}
+
+check_ok() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "expected success of '$*', saw exit $?: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+check_ge() {
+	if [ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1" "expected >= $2, saw '$3'"
+	fi
+}
+
+check_le() {
+	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1" "expected <= $2, saw '$3'"
+	fi
+}
+
+# nullb_make NAME PARAM=VALUE...: configfs null_blk device, powered on
+nullb_make() {
+	local name=$1 d kv
+	shift
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs none /sys/kernel/config 2>/dev/null
+	d=/sys/kernel/config/nullb/$name
+	mkdir "$d" || return 1
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || { echo "nullb $name: ${kv%%=*} refused" >&2; return 1; }
+	done
+	echo 1 >"$d/power" || return 1
+	echo "/dev/$name"
+}
+
+# fio_ok NAME ARGS...: fio must exit 0 and report no job error
+fio_ok() {
+	local name=$1 out rc
+	shift
+	out=$(fio "$@" 2>&1)
+	rc=$?
+	echo "$out" >"/tmp/fio-$name.log"
+	if [ $rc -eq 0 ] && ! echo "$out" | grep -E 'err= *[1-9]' >/dev/null; then
+		pass "$name"
+	else
+		fail "$name" "expected fio exit 0 and err=0, saw exit $rc: $(echo "$out" | grep -iE 'err|error|verify|latency' | head -n 4 | tr '\n' ' ')"
+	fi
+	return $rc
+}
