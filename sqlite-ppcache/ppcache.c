@@ -1174,7 +1174,8 @@ static uint32_t ppc_probe_magic(uint32_t h, int i)
  * Find this database's region, or make one. Return 0, or an errno value:
  * ENODEV/EACCES (no qNVRAM), ENOSPC/EDQUOT (no room), ENOMEM, ...
  */
-static int ppc_region_attach(struct ppc_shared *sh, uint32_t max_pages)
+static int ppc_region_attach(struct ppc_shared *sh, uint32_t max_pages,
+			     int drop_ours)
 {
 	struct ppc_id id;
 	uint32_t h, first_free = 0;
@@ -1204,6 +1205,8 @@ static int ppc_region_attach(struct ppc_shared *sh, uint32_t max_pages)
 			}
 			cls[k] = addr[k] ? ppc_classify(addr[k], len[k], &id) :
 				PPC_ABSENT;
+			if (cls[k] == PPC_OURS && drop_ours)
+				cls[k] = PPC_STALE;
 			if (cls[k] == PPC_STALE)
 				sqlite3_log(SQLITE_NOTICE,
 					    "ppcache: region %08x was for an "
@@ -1392,6 +1395,44 @@ static void ppc_reformat_locked(struct ppc_shared *sh, uint32_t ps)
 	ppc_idx_rebuild(sh);
 }
 
+/* Non-zero if the file's header says WAL (format bytes 18 and 19 are 2). */
+static int ppc_is_wal_format(int fd)
+{
+	unsigned char h[20];
+	size_t got;
+
+	return ppc_pread_full(fd, h, sizeof(h), 0, &got) == 0 &&
+	       got == sizeof(h) && !memcmp(h, "SQLite format 3", 16) &&
+	       (h[18] == 2 || h[19] == 2);
+}
+
+/* Non-zero if @name-wal holds frames: a WAL that needs SQLite's recovery. */
+static int ppc_wal_has_frames(const char *name)
+{
+	char *w = sqlite3_mprintf("%s-wal", name);
+	struct stat st;
+	int r;
+
+	if (!w)
+		return 1;
+	r = stat(w, &st) == 0 && st.st_size > 0;
+	sqlite3_free(w);
+	return r;
+}
+
+/*
+ * Turn a cleanly closed WAL-format file back into a rollback-journal one,
+ * as PRAGMA journal_mode=DELETE would. Only with the flock held.
+ */
+static int ppc_unwal(int fd)
+{
+	static const unsigned char v1[2] = { 1, 1 };
+
+	if (ppc_pwrite_full(fd, v1, sizeof(v1), 18) < 0 || fdatasync(fd) < 0)
+		return -1;
+	return 0;
+}
+
 /* --- The registry of databases ------------------------------------------ */
 
 static pthread_mutex_t ppc_reg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -1467,7 +1508,7 @@ static int ppc_shared_get(const char *zName, const struct ppc_opts *o,
 {
 	struct ppc_shared *sh;
 	struct stat st;
-	int err, rc = SQLITE_OK;
+	int err, rc = SQLITE_OK, drop_ours = 0;
 
 	if (stat(zName, &st) < 0)
 		return SQLITE_CANTOPEN;
@@ -1527,7 +1568,31 @@ static int ppc_shared_get(const char *zName, const struct ppc_opts *o,
 		rc = SQLITE_BUSY;
 		goto err;
 	}
-	err = ppc_region_attach(sh, o->max_pages);
+	if (ppc_is_wal_format(sh->fd)) {
+		/*
+		 * Left by a fallback=wal session (or stock SQLite in WAL
+		 * mode). A region from before it is older than the file.
+		 */
+		if (ppc_wal_has_frames(sh->name)) {
+			if (o->fallback) {
+				flock(sh->fd, LOCK_SH | LOCK_NB);
+				sh->fallback = 1;
+				goto done;
+			}
+			sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is in WAL "
+				    "mode and its -wal file has frames; open "
+				    "it once with fallback=wal (or plain "
+				    "SQLite) to checkpoint it", sh->path);
+			rc = SQLITE_CANTOPEN;
+			goto err;
+		}
+		if (ppc_unwal(sh->fd) < 0) {
+			rc = SQLITE_IOERR_WRITE;
+			goto err;
+		}
+		drop_ours = 1;
+	}
+	err = ppc_region_attach(sh, o->max_pages, drop_ours);
 	if (err) {
 		if (o->fallback) {
 			sqlite3_log(SQLITE_NOTICE, "ppcache: %s: no qNVRAM "
