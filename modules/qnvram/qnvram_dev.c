@@ -3,7 +3,9 @@
  * qNVRAM: /dev/qnvram. An open file is bound to one region by the ALLOC or
  * RETRIEVE ioctl and then maps it with mmap(MAP_SHARED, offset 0..length).
  * The binding pins the region (no free, no swap-out) for as long as the
- * file is open, which includes as long as any mapping of it exists.
+ * file is open, which includes as long as any mapping of it exists; it is
+ * made once and never changes, so the mapping code reads it unlocked once
+ * it has seen it bound.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -68,11 +70,11 @@ static long qnvram_ioctl(struct file *file, unsigned int cmd,
 	ret = qnvram_region_bind(b->pool, b, &req, cmd == QNVRAM_IOC_ALLOC);
 	if (ret)
 		return ret;
-	if (copy_to_user(uarg, &req, sizeof(req))) {
-		qnvram_region_unbind(b->pool, b);
-		return -EFAULT;
-	}
-	return 0;
+	/*
+	 * A binding is never undone while the file is open: another thread
+	 * may already have mapped the region through it.
+	 */
+	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
 static void qnvram_vma_open(struct vm_area_struct *vma)
@@ -123,10 +125,19 @@ static int qnvram_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 len = vma->vm_end - vma->vm_start;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 
-	if (b->slot < 0)
+	bool bound;
+
+	/* Pairs with the binding's update under the lock in the ioctl. */
+	mutex_lock(&b->pool->lock);
+	bound = b->slot >= 0;
+	mutex_unlock(&b->pool->lock);
+	if (!bound)
 		return -EBADFD;
-	/* Private copies would not persist: only shared mappings. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * Private copies would not persist: only shared mappings. (The mm
+	 * clears VM_SHARED, not VM_MAYSHARE, for read-only files.)
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (off >= b->length || len > b->length - off)
 		return -EINVAL;

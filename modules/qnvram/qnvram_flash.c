@@ -167,23 +167,96 @@ static u64 qnvram_img_base(struct qnvram_pool *pool, int slot)
 	return slot * qnvram_img_slot_bytes(pool->bytes);
 }
 
-/* Read both image headers and remember the newest valid image. */
+/*
+ * Find the newest image whose header and metadata are both sound, and keep
+ * its metadata. A damaged newest image falls back to the older one, which
+ * the next flush then does not overwrite.
+ */
 static void qnvram_img_scan(struct qnvram_pool *pool)
 {
-	struct qnvram_img_header *h;
-	int slot;
+	struct qnvram_img_header h[QNVRAM_NR_IMG_SLOTS] = {};
+	struct qnvram_meta *meta;
+	const char *why;
+	int slot, i, ret;
 
-	h = kcalloc(QNVRAM_NR_IMG_SLOTS, sizeof(*h), GFP_KERNEL);
-	if (!h)
+	for (slot = 0; slot < QNVRAM_NR_IMG_SLOTS; slot++) {
+		if (qnvram_bio_rw(pool, REQ_OP_READ, qnvram_img_base(pool, slot),
+				  QNVRAM_GRANULE))
+			continue;
+		memcpy(&h[slot], qnvram_sync_buf(pool), sizeof(h[slot]));
+		/* A blank slot is normal; anything else is worth a line. */
+		ret = qnvram_img_validate(&h[slot], pool->bytes, &why);
+		if (ret && le64_to_cpu(h[slot].magic) == QNVRAM_IMG_MAGIC)
+			pr_warn("image slot %d: %s\n", slot, why);
+		if (ret == -EINVAL)
+			pool->img_foreign = true;
+	}
+	meta = kmalloc(sizeof(*meta), GFP_KERNEL);
+	if (!meta)
 		return;
-	for (slot = 0; slot < QNVRAM_NR_IMG_SLOTS; slot++)
-		if (!qnvram_bio_rw(pool, REQ_OP_READ,
-				   qnvram_img_base(pool, slot), QNVRAM_GRANULE))
-			memcpy(&h[slot], qnvram_sync_buf(pool), sizeof(*h));
-	slot = qnvram_img_pick(&h[0], &h[1], pool->bytes);
-	pool->img_slot = slot < 0 ? -1 : slot;
-	pool->img_seq = slot < 0 ? 0 : le64_to_cpu(h[slot].seq);
-	kfree(h);
+	for (i = 0; i < QNVRAM_NR_IMG_SLOTS; i++) {
+		slot = qnvram_img_pick(&h[0], &h[1], pool->bytes);
+		if (slot < 0)
+			break;
+		ret = qnvram_bio_rw(pool, REQ_OP_READ,
+				    qnvram_img_base(pool, slot) +
+				    QNVRAM_IMG_HDR_BYTES, QNVRAM_META_IO_BYTES);
+		if (!ret) {
+			memcpy(meta, qnvram_sync_buf(pool), sizeof(*meta));
+			ret = qnvram_meta_validate(meta, pool->bytes, &why);
+			if (!ret && meta->hdr.crc != h[slot].meta_crc) {
+				why = "metadata does not match the image header";
+				ret = -EBADMSG;
+			}
+		} else {
+			why = "read error";
+		}
+		if (!ret) {
+			pool->img_slot = slot;
+			pool->img_seq = le64_to_cpu(h[slot].seq);
+			pool->img_meta = meta;
+			return;
+		}
+		pr_warn("image %llu (slot %d): %s: trying the older image\n",
+			le64_to_cpu(h[slot].seq), slot, why);
+		memset(&h[slot], 0, sizeof(h[slot]));
+	}
+	kfree(meta);
+}
+
+/*
+ * Free swap space for @len bytes that neither the pool's table nor the
+ * newest flash image uses: after a cold boot that image's swapped regions
+ * must still find their bytes where it says.
+ */
+static int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff)
+{
+	u64 end = pool->backing_bytes - qnvram_swap_start(pool->bytes);
+	u64 pos = 0;
+	bool clash;
+	int i, ret;
+
+	do {
+		ret = qnvram_meta_find_gap(pool->meta, true, pos, end, len,
+					   soff);
+		if (ret || !pool->img_meta)
+			return ret;
+		clash = false;
+		for (i = 0; i < QNVRAM_MAX_REGIONS && !clash; i++) {
+			const struct qnvram_region_entry *e =
+				&pool->img_meta->entries[i];
+			u64 o = le64_to_cpu(e->offset);
+			u64 l = le64_to_cpu(e->length);
+
+			if (!(le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
+				continue;
+			if (o < *soff + len && *soff < o + l) {
+				pos = o + l;
+				clash = true;
+			}
+		}
+	} while (clash);
+	return 0;
 }
 
 static void qnvram_bounce_free(struct qnvram_bounce *b)
@@ -285,6 +358,8 @@ void qnvram_backing_close(struct qnvram_pool *pool)
 
 	for (i = 0; i < QNVRAM_NR_BOUNCE; i++)
 		qnvram_bounce_free(&pool->bounce[i]);
+	kfree(pool->img_meta);
+	pool->img_meta = NULL;
 	mobio_bdev_close(&pool->backing);
 }
 
@@ -370,7 +445,8 @@ int qnvram_flush(struct qnvram_pool *pool)
 	pool->stats.flush_bytes += bytes;
 	pool->stats.last_flush_bytes = bytes;
 	pool->stats.last_flush_ns = ktime_get_ns() - start;
-	kfree(img_meta);
+	kfree(pool->img_meta);
+	pool->img_meta = img_meta;
 	qnvram_genl_event(QNVRAM_EVENT_FLUSHED, pool, -1);
 	return 0;
 
@@ -385,42 +461,24 @@ out_error:
  * qnvram_restore() - rebuild the pool from the newest valid flash image
  * @pool: the pool; caller holds @pool->lock
  *
- * Regions whose data fails its checksum are dropped (and counted), the
- * others are copied into the pool; the metadata is then committed.
+ * Uses the image that qnvram_backing_open() found (header and metadata
+ * sound). Regions whose data fails its checksum are dropped (and counted),
+ * the others are copied into the pool; the metadata is then committed.
  *
  * Context: process, may sleep.
- * Return: 0; -ENOENT when no valid image exists; -EBADMSG for a metadata
- * copy that fails validation; -EIO.
+ * Return: 0; -ENOENT when no valid image exists; -EIO.
  */
 int qnvram_restore(struct qnvram_pool *pool)
 {
-	struct qnvram_img_header hdr;
-	const char *why;
 	u64 base;
+	u32 nr = 0;
 	int i, ret;
 
 	lockdep_assert_held(&pool->lock);
-	if (pool->img_slot < 0)
+	if (!pool->img_meta)
 		return -ENOENT;
 	base = qnvram_img_base(pool, pool->img_slot);
-	ret = qnvram_bio_rw(pool, REQ_OP_READ, base, QNVRAM_GRANULE);
-	if (ret)
-		return ret;
-	memcpy(&hdr, qnvram_sync_buf(pool), sizeof(hdr));
-	ret = qnvram_bio_rw(pool, REQ_OP_READ, base + QNVRAM_IMG_HDR_BYTES,
-			    QNVRAM_META_IO_BYTES);
-	if (ret)
-		return ret;
-	memcpy(pool->meta, qnvram_sync_buf(pool), sizeof(*pool->meta));
-	ret = qnvram_meta_validate(pool->meta, pool->bytes, &why);
-	if (!ret && pool->meta->hdr.crc != hdr.meta_crc) {
-		why = "metadata does not match the image header";
-		ret = -EBADMSG;
-	}
-	if (ret) {
-		pr_warn("image %llu: %s\n", le64_to_cpu(hdr.seq), why);
-		return -EBADMSG;
-	}
+	memcpy(pool->meta, pool->img_meta, sizeof(*pool->meta));
 
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		struct qnvram_region_entry *e = &pool->meta->entries[i];
@@ -435,19 +493,20 @@ int qnvram_restore(struct qnvram_pool *pool)
 			return ret;
 		if (crc != le32_to_cpu(e->data_crc)) {
 			pr_warn("image %llu: region uid %u magic %#x fails its checksum: dropped\n",
-				le64_to_cpu(hdr.seq), le32_to_cpu(e->uid),
+				pool->img_seq, le32_to_cpu(e->uid),
 				le32_to_cpu(e->magic));
 			memset(e, 0, sizeof(*e));
 			pool->stats.restore_dropped++;
 			continue;
 		}
 		e->data_crc = 0;
+		nr++;
 	}
 	/* The older pool slot gets it; the other one holds garbage anyway. */
 	pool->meta_slot = 1;
 	qnvram_meta_commit(pool);
 	pr_info("restored pool from image %llu (%u regions with data)\n",
-		le64_to_cpu(hdr.seq), le32_to_cpu(hdr.nr_regions));
+		pool->img_seq, nr);
 	return 0;
 }
 
@@ -457,7 +516,8 @@ int qnvram_restore(struct qnvram_pool *pool)
  * @slot: a resident region that no file is bound to
  *
  * Context: process, may sleep.
- * Return: 0; -ENOSPC when the swap area is full; -EIO.
+ * Return: 0; -ENODEV without a backing device; -ENOSPC when the swap area
+ * (less what the newest image still uses) is full; -EIO.
  */
 int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 {
@@ -468,8 +528,9 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 	int ret;
 
 	lockdep_assert_held(&pool->lock);
-	ret = qnvram_meta_find_gap(pool->meta, true, 0,
-				   pool->backing_bytes - swap_start, len, &soff);
+	if (!pool->backing.bdev)
+		return -ENODEV;
+	ret = qnvram_swap_find_gap(pool, len, &soff);
 	if (ret)
 		return ret;
 	ret = qnvram_write_range(pool, le64_to_cpu(e->offset), len,
@@ -498,8 +559,8 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
  * @pool_offset: free space of the region's length in the data area, bytes
  *
  * Context: process, may sleep.
- * Return: 0; -EIO on a read error or a checksum mismatch (the region then
- * stays swapped).
+ * Return: 0; -ENODEV without a backing device; -EIO on a read error or a
+ * checksum mismatch (the region then stays swapped).
  */
 int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
 {
@@ -509,6 +570,11 @@ int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
 	int ret;
 
 	lockdep_assert_held(&pool->lock);
+	if (!pool->backing.bdev) {
+		pr_warn_ratelimited("region uid %u magic %#x is swapped out, but no backing device is loaded (backing=)\n",
+				    le32_to_cpu(e->uid), le32_to_cpu(e->magic));
+		return -ENODEV;
+	}
 	ret = qnvram_read_range(pool, pool_offset, len,
 				qnvram_swap_start(pool->bytes) +
 				le64_to_cpu(e->offset), &crc);

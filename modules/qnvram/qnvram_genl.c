@@ -238,7 +238,8 @@ static const struct genl_small_ops qnvram_genl_ops[] = {
 };
 
 static const struct genl_multicast_group qnvram_genl_mcgrps[] = {
-	{ .name = MOBIO_GENL_MCGRP_EVENTS, },
+	/* Events name every uid's regions: for administrators only. */
+	{ .name = MOBIO_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_SYS_ADMIN, },
 };
 
 static struct genl_family qnvram_genl_family __ro_after_init = {

@@ -52,6 +52,14 @@ static unsigned long uid_quota;
 module_param(uid_quota, ulong, 0644);
 MODULE_PARM_DESC(uid_quota, "Bytes one uid may hold, resident or swapped (0: no limit)");
 
+static unsigned int uid_regions;
+module_param(uid_regions, uint, 0644);
+MODULE_PARM_DESC(uid_regions, "Regions one uid may hold, of the pool's 256 (0: no limit)");
+
+static bool reformat;
+module_param(reformat, bool, 0444);
+MODULE_PARM_DESC(reformat, "Discard a pool or flash image made with other parameters (another size) instead of refusing to load");
+
 #define QNVRAM_FALLBACK_DEFAULT_BYTES	(8UL * 1024 * 1024)
 
 struct qnvram_pool qnvram_pool;
@@ -170,6 +178,18 @@ static int qnvram_find_space(struct qnvram_pool *pool, u64 length,
 	}
 }
 
+static unsigned int qnvram_uid_regions(struct qnvram_pool *pool, u32 uid)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+		if (qnvram_entry(pool, i)->flags &&
+		    le32_to_cpu(qnvram_entry(pool, i)->uid) == uid)
+			n++;
+	return n;
+}
+
 static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
 				u32 magic, u64 req_bytes)
 {
@@ -184,6 +204,8 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
 		return -ENOSPC;
 	if (uid_quota &&
 	    qnvram_meta_uid_bytes(pool->meta, uid) + length > uid_quota)
+		return -EDQUOT;
+	if (uid_regions && qnvram_uid_regions(pool, uid) >= uid_regions)
 		return -EDQUOT;
 	slot = qnvram_meta_free_slot(pool->meta);
 	if (slot < 0)
@@ -474,8 +496,10 @@ static void qnvram_pool_unmap(struct qnvram_pool *pool)
 static int qnvram_pool_load(struct qnvram_pool *pool)
 {
 	const char *why0, *why1;
-	int cur, ret;
+	int cur, ret, ret0, ret1;
 
+	if (reformat)
+		goto format;
 	cur = qnvram_meta_pick(qnvram_meta_slot_ptr(pool, 0),
 			       qnvram_meta_slot_ptr(pool, 1), pool->bytes);
 	if (cur >= 0) {
@@ -491,9 +515,21 @@ static int qnvram_pool_load(struct qnvram_pool *pool)
 			why0);
 		return 0;
 	}
-	qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 0), pool->bytes, &why0);
-	qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 1), pool->bytes, &why1);
+	ret0 = qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 0), pool->bytes,
+				    &why0);
+	ret1 = qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 1), pool->bytes,
+				    &why1);
 	pr_info("no valid pool in RAM (slot 0: %s; slot 1: %s)\n", why0, why1);
+	/*
+	 * Sealed metadata that does not fit (another size= on the same range,
+	 * or a bug) holds somebody's data: do not format over it silently.
+	 */
+	if ((ret0 == -EINVAL || ret1 == -EINVAL || pool->img_foreign) &&
+	    !reformat) {
+		pr_err("the pool%s holds data made with other parameters (slot 0: %s; slot 1: %s): load with the size= it was made with, or with reformat=1 to discard it\n",
+		       pool->img_foreign ? " or the flash image" : "", why0, why1);
+		return -EINVAL;
+	}
 
 	if (pool->backing.bdev) {
 		ret = qnvram_restore(pool);
@@ -506,6 +542,7 @@ static int qnvram_pool_load(struct qnvram_pool *pool)
 				backing, ret);
 	}
 
+format:
 	qnvram_meta_format(pool->meta, pool->bytes);
 	/* Generation 1 goes to slot 0 after the commit's increment. */
 	pool->meta->hdr.generation = 0;

@@ -116,8 +116,12 @@ struct qnvram_bounce {
  * @bounce: two buffers for bios, so that copying one chunk out of the pool
  *	overlaps with writing the previous one
  * @next_bounce: the buffer the next asynchronous write uses
- * @img_slot: image slot holding the newest image, -1 for none
- * @img_seq: sequence number of the newest image
+ * @img_slot: image slot holding the newest valid image, -1 for none
+ * @img_seq: sequence number of that image
+ * @img_meta: that image's metadata (NULL for none): a cold boot restores
+ *	it, so the swap space its swapped regions use is not reused
+ * @img_foreign: an image slot holds a sealed image that does not fit this
+ *	pool (another size): loading refuses to overwrite it unless told to
  *
  * @boot_source: enum qnvram_boot_source
  * @stats: counters
@@ -141,6 +145,8 @@ struct qnvram_pool {
 	unsigned int next_bounce;
 	int img_slot;
 	u64 img_seq;
+	struct qnvram_meta *img_meta;
+	bool img_foreign;
 
 	enum qnvram_boot_source boot_source;
 	struct qnvram_stats stats;

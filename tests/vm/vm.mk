@@ -62,8 +62,7 @@ vm-bootprobe:
 # The project's main job, in a VM: see README.md.
 DEMO_TEST ?= qnvram-demo
 demo: deps
-	$(MAKE) modules lib tools
-	$(MAKE) vm-test VM_BUILD=0 T=$(DEMO_TEST)
+	$(MAKE) vm-test T=$(DEMO_TEST)
 
 # qNVRAM flush bandwidth against dd on the same disk (bench/qnvram/flush.sh).
 bench-qnvram:

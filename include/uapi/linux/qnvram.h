@@ -70,6 +70,12 @@ struct qnvram_region_req {
 #define QNVRAM_REQ_ALL			(QNVRAM_REQ_OPEN_EXISTING)
 
 #define QNVRAM_IOC_TYPE	0xB7
+/*
+ * A file stays bound until it is closed, even when the ioctl then fails to
+ * copy its result back (-EFAULT): use QNVRAM_REQ_OPEN_EXISTING or RETRIEVE
+ * on a new file to learn the size. A bound file passed to another process
+ * (SCM_RIGHTS) lets it map the region, as any open file would.
+ */
 /* Create region (uid, magic) of @size bytes and bind this file to it. */
 #define QNVRAM_IOC_ALLOC	_IOWR(QNVRAM_IOC_TYPE, 1, struct qnvram_region_req)
 /* Bind this file to the existing region (uid, magic), swapping it in. */
@@ -88,7 +94,8 @@ struct qnvram_region_req {
  * @QNVRAM_CMD_FREE: free a region by MOBIO_A_UID and QNVRAM_A_MAGIC
  * @QNVRAM_CMD_FLUSH: write the pool image to the backing device now
  *	(CAP_SYS_ADMIN)
- * @QNVRAM_CMD_EVENT: multicast on "events": QNVRAM_A_EVENT, and
+ * @QNVRAM_CMD_EVENT: multicast on "events" (joining it needs
+ *	CAP_SYS_ADMIN: events name every uid's regions): QNVRAM_A_EVENT, and
  *	QNVRAM_A_REGION where one region is concerned
  * @__QNVRAM_CMD_MAX: one past the last command
  * @QNVRAM_CMD_MAX: the last command

@@ -78,6 +78,9 @@ check_ok cli_free_unknown_fails_with_message sh -c 'mobioctl qnvram free 1000 7 
 
 # --- module reload adopts the pool --------------------------------------------
 check_ok rmmod_when_unmapped rmmod qnvram
+insmod /mobio/qnvram.ko phys=$QNVRAM_PHYS size=0x1000000 2>/dev/null
+check_eq load_with_other_size_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
+check_dmesg load_with_other_size_says_why "made with other parameters"
 check_ok reload qnvram_load
 check_dmesg reload_adopts_pool "adopted pool"
 check_ok reload_keeps_data qnvtest verify 0 1 11

@@ -367,8 +367,12 @@ static void *bind_and_check(struct stress *s, int fd, uint32_t uid,
 		ret = qreq(fd, (magic & 1) ? QNVRAM_IOC_RETRIEVE : QNVRAM_IOC_ALLOC,
 			   uid, magic, size_of(magic),
 			   (magic & 1) ? 0 : QNVRAM_REQ_OPEN_EXISTING, len);
-	if (ret == -ENOSPC) {
-		s->ops[OP_ENOSPC]++;
+	/*
+	 * ENOENT: the netlink free loop (which does not take our lock) freed
+	 * it between the EEXIST and the retrieve.
+	 */
+	if (ret == -ENOSPC || ret == -ENOENT) {
+		s->ops[ret == -ENOSPC ? OP_ENOSPC : OP_ENOENT]++;
 		return NULL;
 	}
 	if (ret) {
