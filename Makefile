@@ -29,7 +29,10 @@ help:
 	@echo "make check         every test: unit, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
 	@echo "make demo          the main job in a VM: qNVRAM surviving kills, reboots, power loss"
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
+	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
+	@echo "make unit | checkpatch | sparse | dkms-check | install-check   the parts of make check"
+	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
 
