@@ -272,9 +272,18 @@ struct ppc_shared {
 	char *name;		/* the name SQLite opened it by */
 	int fd;			/* holds the flock; data I/O of reads and flush */
 	int fallback;		/* no region: the WAL pass-through */
+	pid_t pid;		/* the process that made the entry */
 
 	pthread_mutex_t mu;
 	int real_journals;	/* hot journals open through the lower VFS */
+	int disk_journal;	/* a <name>-journal file may exist on disk */
+
+	/*
+	 * SQLite's file locks, among this process's connections; the flock
+	 * keeps every other process out, so no POSIX lock is needed.
+	 */
+	int nshared;		/* connections holding SHARED or more */
+	struct ppc_file *writer;	/* the one at RESERVED or above */
 
 	/* the region */
 	uint32_t uid, magic;
@@ -884,6 +893,22 @@ static void ppc_drop_pending(struct ppc_shared *sh, struct ppc_file *p)
 	sh->pend_bytes = sh->db_bytes;
 }
 
+/* Drop to @eLock with mu held; below RESERVED, pending pages rolled back. */
+static void ppc_unlock_locked(struct ppc_shared *sh, struct ppc_file *p,
+			      int eLock)
+{
+	if (eLock <= SQLITE_LOCK_SHARED) {
+		/* no COMMIT_PHASETWO came: what is pending rolled back */
+		ppc_drop_pending(sh, p);
+		if (sh->writer == p)
+			sh->writer = NULL;
+	}
+	if (eLock == SQLITE_LOCK_NONE && p->lock >= SQLITE_LOCK_SHARED)
+		sh->nshared--;
+	if (eLock < p->lock)
+		p->lock = eLock;
+}
+
 /*
  * The commit point: persist what is pending, write and persist the commit
  * record, then free the copies it superseded and the pages past the end.
@@ -1284,6 +1309,31 @@ static int ppc_region_attach(struct ppc_shared *sh, uint32_t max_pages,
 }
 
 /*
+ * Free region @name if it is a leftover of this database (an older copy,
+ * a torn or blank format); never another database's. Return 0 if freed.
+ */
+static int ppc_free_if_ours(struct ppc_shared *sh, uint32_t name)
+{
+	struct ppc_id id;
+	enum ppc_class cls;
+	unsigned char *addr;
+	size_t len = 0;
+
+	ppc_hdr_id(sh->hdr, &id);
+	id.path = sh->path;
+	addr = qnvm_retrieve(sh->uid, name, &len);
+	if (!addr)
+		return -1;
+	cls = ppc_classify(addr, len, &id);
+	if (cls == PPC_FOREIGN) {
+		qnvm_unmap(addr);
+		errno = EEXIST;
+		return -1;
+	}
+	return qnvm_free(sh->uid, name);
+}
+
+/*
  * Double the region (up to max_pages) into its other name: copy, persist,
  * then write the header with a higher epoch, switch, free the old one.
  * Called with mu held.
@@ -1303,7 +1353,7 @@ static int ppc_grow_locked(struct ppc_shared *sh)
 		return SQLITE_FULL;
 	rgn = qnvm_alloc(sh->uid, newmagic, ppc_layout_bytes(newcap, sh->ps),
 			 0, &len);
-	if (!rgn && errno == EEXIST && qnvm_free(sh->uid, newmagic) == 0)
+	if (!rgn && errno == EEXIST && ppc_free_if_ours(sh, newmagic) == 0)
 		rgn = qnvm_alloc(sh->uid, newmagic,
 				 ppc_layout_bytes(newcap, sh->ps), 0, &len);
 	if (!rgn) {
@@ -1393,6 +1443,19 @@ static void ppc_reformat_locked(struct ppc_shared *sh, uint32_t ps)
 	ppc_format(sh->rgn, sh->rgn_len, &id, ps, want, epoch, 1);
 	ppc_region_point(sh, sh->rgn, sh->rgn_len, sh->magic);
 	ppc_idx_rebuild(sh);
+}
+
+/* Non-zero if @name-journal exists (left by stock SQLite, say). */
+static int ppc_journal_on_disk(const char *name)
+{
+	char *j = sqlite3_mprintf("%s-journal", name);
+	int r;
+
+	if (!j)
+		return 1;
+	r = access(j, F_OK) == 0 || errno != ENOENT;
+	sqlite3_free(j);
+	return r;
 }
 
 /* Non-zero if the file's header says WAL (format bytes 18 and 19 are 2). */
@@ -1539,6 +1602,7 @@ static int ppc_shared_get(const char *zName, const struct ppc_opts *o,
 		return SQLITE_NOMEM;
 	}
 	sh->fd = -1;
+	sh->pid = getpid();
 	pthread_mutex_init(&sh->mu, NULL);
 	sh->dev = st.st_dev;
 	sh->ino = st.st_ino;
@@ -1613,6 +1677,7 @@ static int ppc_shared_get(const char *zName, const struct ppc_opts *o,
 	ppc_recover_locked(sh);
 	pthread_mutex_unlock(&sh->mu);
 done:
+	sh->disk_journal = ppc_journal_on_disk(sh->name);
 	sh->next = ppc_reg;
 	ppc_reg = sh;
 	*out = sh;
@@ -1624,19 +1689,30 @@ err:
 	return rc;
 }
 
-/* The entry whose database has journal @zJournal, with a reference. */
-static struct ppc_shared *ppc_shared_find_journal(const char *zJournal)
+/*
+ * The entry whose database has rollback journal (or WAL file) @zName,
+ * with a reference.
+ */
+static struct ppc_shared *ppc_shared_find_journal(const char *zName)
 {
-	static const char sfx[] = "-journal";
-	size_t n = strlen(zJournal), ns = sizeof(sfx) - 1;
+	static const char *const sfx[] = { "-journal", "-wal" };
+	size_t n = strlen(zName), ns = 0, i;
 	struct ppc_shared *sh;
 
-	if (n <= ns || strcmp(zJournal + n - ns, sfx) != 0)
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t l = strlen(sfx[i]);
+
+		if (n > l && strcmp(zName + n - l, sfx[i]) == 0) {
+			ns = l;
+			break;
+		}
+	}
+	if (!ns)
 		return NULL;
 	pthread_mutex_lock(&ppc_reg_mu);
 	for (sh = ppc_reg; sh; sh = sh->next) {
 		if (strlen(sh->name) == n - ns &&
-		    memcmp(sh->name, zJournal, n - ns) == 0) {
+		    memcmp(sh->name, zName, n - ns) == 0) {
 			sh->nref++;
 			break;
 		}
@@ -1663,6 +1739,12 @@ static void ppc_shared_put(struct ppc_shared *sh)
 			*pp = sh->next;
 			break;
 		}
+	}
+	if (sh->rgn && sh->pid != getpid()) {
+		/* a child of fork() closing its copy: the region is the
+		 * parent's; only drop this process's mapping */
+		qnvm_unmap(sh->rgn);
+		sh->rgn = NULL;
 	}
 	if (sh->rgn) {
 		pthread_mutex_lock(&sh->mu);
@@ -1692,7 +1774,7 @@ static int ppcClose(sqlite3_file *pFile)
 	int rc;
 
 	pthread_mutex_lock(&sh->mu);
-	ppc_drop_pending(sh, p);
+	ppc_unlock_locked(sh, p, SQLITE_LOCK_NONE);
 	pthread_mutex_unlock(&sh->mu);
 	rc = ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
 	ppc_shared_put(sh);
@@ -1886,13 +1968,48 @@ static int ppcFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize)
 	return SQLITE_OK;
 }
 
+/*
+ * SQLite's lock protocol (see unixLock): any number of SHARED, one
+ * RESERVED beside them, PENDING keeps new SHARED out while the writer
+ * waits for the others to leave, EXCLUSIVE alone.
+ */
 static int ppcLock(sqlite3_file *pFile, int eLock)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
-	int rc = ORIGFILE(p)->pMethods->xLock(ORIGFILE(p), eLock);
+	struct ppc_shared *sh = p->sh;
+	int rc = SQLITE_OK;
 
-	if (rc == SQLITE_OK)
-		p->lock = eLock;
+	pthread_mutex_lock(&sh->mu);
+	if (p->lock >= eLock)
+		goto out;
+	if (eLock == SQLITE_LOCK_SHARED) {
+		if (sh->writer && sh->writer->lock >= SQLITE_LOCK_PENDING) {
+			rc = SQLITE_BUSY;
+			goto out;
+		}
+		sh->nshared++;
+		p->lock = SQLITE_LOCK_SHARED;
+		goto out;
+	}
+	if (p->lock < SQLITE_LOCK_SHARED) {
+		rc = SQLITE_IOERR_LOCK;		/* SQLite never does this */
+		goto out;
+	}
+	if (sh->writer && sh->writer != p) {
+		rc = SQLITE_BUSY;
+		goto out;
+	}
+	sh->writer = p;
+	if (eLock == SQLITE_LOCK_RESERVED) {
+		p->lock = SQLITE_LOCK_RESERVED;
+	} else if (sh->nshared > 1) {
+		p->lock = SQLITE_LOCK_PENDING;
+		rc = SQLITE_BUSY;
+	} else {
+		p->lock = SQLITE_LOCK_EXCLUSIVE;
+	}
+out:
+	pthread_mutex_unlock(&sh->mu);
 	return rc;
 }
 
@@ -1900,24 +2017,21 @@ static int ppcUnlock(sqlite3_file *pFile, int eLock)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 	struct ppc_shared *sh = p->sh;
-	int rc;
 
-	if (eLock <= SQLITE_LOCK_SHARED) {
-		/* no COMMIT_PHASETWO came: what is pending rolled back */
-		pthread_mutex_lock(&sh->mu);
-		ppc_drop_pending(sh, p);
-		pthread_mutex_unlock(&sh->mu);
-	}
-	rc = ORIGFILE(p)->pMethods->xUnlock(ORIGFILE(p), eLock);
-	if (rc == SQLITE_OK)
-		p->lock = eLock;
-	return rc;
+	pthread_mutex_lock(&sh->mu);
+	ppc_unlock_locked(sh, p, eLock);
+	pthread_mutex_unlock(&sh->mu);
+	return SQLITE_OK;
 }
 
 static int ppcCheckReservedLock(sqlite3_file *pFile, int *pResOut)
 {
-	return ORIGFILE(pFile)->pMethods->xCheckReservedLock(ORIGFILE(pFile),
-							     pResOut);
+	struct ppc_file *p = (struct ppc_file *)pFile;
+
+	pthread_mutex_lock(&p->sh->mu);
+	*pResOut = p->sh->writer != NULL;
+	pthread_mutex_unlock(&p->sh->mu);
+	return SQLITE_OK;
 }
 
 /* The text of PRAGMA ppcache_stats. Called with mu held. */
@@ -2054,6 +2168,18 @@ static int ppcFileControl(sqlite3_file *pFile, int op, void *pArg)
 		if (rc != SQLITE_NOTFOUND)
 			return rc;
 		break;
+	case SQLITE_FCNTL_LOCKSTATE:
+		*(int *)pArg = p->lock;
+		return SQLITE_OK;
+	case SQLITE_FCNTL_HAS_MOVED: {
+		/* unlinked under us? (no path walk: asked every transaction) */
+		struct stat st;
+
+		if (fstat(sh->fd, &st) < 0)
+			return SQLITE_IOERR_FSTAT;
+		*(int *)pArg = st.st_nlink == 0;
+		return SQLITE_OK;
+	}
 	case SQLITE_FCNTL_SIZE_HINT:
 	case SQLITE_FCNTL_CHUNK_SIZE:
 		/* the file is written by LazyFlush alone */
@@ -2154,9 +2280,10 @@ static int memjSync(sqlite3_file *pFile, int flags)
 	struct ppc_file *p = (struct ppc_file *)pFile;
 
 	(void)flags;
-	if (p->sh && p->sh->rgn) {
+	if (p->sh) {
 		pthread_mutex_lock(&p->sh->mu);
-		p->sh->st->fsyncs_saved++;
+		if (p->sh->rgn)
+			p->sh->st->fsyncs_saved++;
 		pthread_mutex_unlock(&p->sh->mu);
 	}
 	return SQLITE_OK;
@@ -2371,7 +2498,8 @@ static int ppc_open_journal(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	if ((sh && sh->fallback) || ppc_journal_is_hot(zName)) {
+	if ((sh && sh->fallback) ||
+	    ((!sh || sh->disk_journal) && ppc_journal_is_hot(zName))) {
 		rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
 		if (rc != SQLITE_OK) {
 			if (ORIGFILE(p)->pMethods)
@@ -2442,17 +2570,55 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	return SQLITE_OK;
 }
 
+/*
+ * The registry entry of the ppcache database whose rollback journal or WAL
+ * is @zName, if no such file of it can be on disk: the journal is one of
+ * our memory files, and a ppcache database never has a WAL (open refused
+ * or converted one). Then no system call is needed. A reference is taken.
+ */
+static struct ppc_shared *ppc_memory_journal_of(const char *zName)
+{
+	struct ppc_shared *sh = ppc_shared_find_journal(zName);
+	size_t n = strlen(zName);
+
+	if (sh && (sh->fallback || (sh->disk_journal &&
+				    strcmp(zName + n - 4, "-wal") != 0))) {
+		ppc_shared_put(sh);
+		sh = NULL;
+	}
+	return sh;
+}
+
 /* A memory journal is never on disk: deleting it is not an error. */
 static int ppcDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir)
 {
-	int rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
+	struct ppc_shared *sh = ppc_memory_journal_of(zName);
+	int rc;
 
-	return rc == SQLITE_IOERR_DELETE_NOENT ? SQLITE_OK : rc;
+	if (sh) {
+		ppc_shared_put(sh);
+		return SQLITE_OK;
+	}
+	rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
+	if (rc == SQLITE_IOERR_DELETE_NOENT)
+		rc = SQLITE_OK;
+	if (rc == SQLITE_OK && (sh = ppc_shared_find_journal(zName))) {
+		sh->disk_journal = 0;
+		ppc_shared_put(sh);
+	}
+	return rc;
 }
 
 static int ppcAccess(sqlite3_vfs *pVfs, const char *zName, int flags,
 		     int *pResOut)
 {
+	struct ppc_shared *sh = ppc_memory_journal_of(zName);
+
+	if (sh) {
+		ppc_shared_put(sh);
+		*pResOut = 0;
+		return SQLITE_OK;
+	}
 	return ORIGVFS(pVfs)->xAccess(ORIGVFS(pVfs), zName, flags, pResOut);
 }
 

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -626,6 +627,113 @@ static void second_process_gets_busy(void **state)
 	assert_int_equal(WEXITSTATUS(status), SQLITE_OK);
 }
 
+/* The integer of a one-value query, or -1: safe off the main thread. */
+static long long thr_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* One thread of threads_keep_the_database_consistent. */
+struct thr {
+	int id, writer, commits, checks;
+	char err[256];
+};
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+	unsigned int s = seed + (unsigned int)t->id;
+	sqlite3 *db = NULL;
+	int i;
+
+	if (open_rc(uri("threshold=3"), &db) != SQLITE_OK) {
+		snprintf(t->err, sizeof(t->err), "open failed");
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	for (i = 0; i < 150 && !t->err[0]; i++) {
+		if (t->writer) {
+			char sql[256];
+
+			snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; UPDATE c SET "
+				 "n=n+1; INSERT INTO log VALUES(%d, "
+				 "randomblob(%u)); COMMIT", t->id,
+				 rand_r(&s) % 2 ? 50 : 3000);
+			if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+				snprintf(t->err, sizeof(t->err), "writer: %s",
+					 sqlite3_errmsg(db));
+				sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+				break;
+			}
+			t->commits++;
+		} else {
+			long long n, rows;
+
+			/* one read transaction: both counts must agree */
+			if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) !=
+			    SQLITE_OK) {
+				snprintf(t->err, sizeof(t->err), "reader: %s",
+					 sqlite3_errmsg(db));
+				break;
+			}
+			n = thr_int(db, "SELECT n FROM c");
+			usleep(rand_r(&s) % 2000);
+			rows = thr_int(db, "SELECT count(*) FROM log");
+			if (n != rows || n < 0)
+				snprintf(t->err, sizeof(t->err), "reader saw n=%lld "
+					 "but %lld rows in one transaction", n,
+					 rows);
+			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+			t->checks++;
+		}
+	}
+	sqlite3_close(db);
+	return NULL;
+}
+
+static void threads_keep_the_database_consistent(void **state)
+{
+	enum { NTHR = 6 };
+	struct thr t[NTHR];
+	pthread_t tid[NTHR];
+	sqlite3 *db;
+	int i, commits = 0;
+
+	(void)state;
+	db = open_db(NULL);
+	exec(db, "CREATE TABLE c(n INTEGER); INSERT INTO c VALUES(0); "
+		 "CREATE TABLE log(who INTEGER, v BLOB)");
+	for (i = 0; i < NTHR; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].id = i;
+		t[i].writer = i % 2;
+		assert_int_equal(pthread_create(&tid[i], NULL, thr_main, &t[i]),
+				 0);
+	}
+	for (i = 0; i < NTHR; i++) {
+		pthread_join(tid[i], NULL);
+		if (t[i].err[0])
+			fail_msg("thread %d: %s", i, t[i].err);
+		commits += t[i].commits;
+	}
+	assert_int_equal(commits, 3 * 150);
+	assert_int_equal(q_int(db, "SELECT n FROM c"), commits);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM log"), commits);
+	assert_integrity(db);
+	sqlite3_close(db);
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT n FROM c"), commits);
+	sqlite3_close(db);
+}
+
 /* --- Without qNVRAM ------------------------------------------------------- */
 
 static void no_qnvram_is_cantopen(void **state)
@@ -1146,6 +1254,7 @@ int main(int argc, char **argv)
 		T(big_transaction_grows_the_region),
 		T(transaction_past_the_cap_fails_with_full),
 		T(two_connections_share_one_region),
+		T(threads_keep_the_database_consistent),
 		T(second_process_gets_busy),
 		T(no_qnvram_is_cantopen),
 		T(fallback_wal_works_without_qnvram),
