@@ -124,10 +124,23 @@
 **   the lower VFS and that rollback commits at its sync.
 **
 **   One region and one in-memory index per database and process, shared by
-**   all connections of the process; another process gets SQLITE_BUSY at
-**   open (flock on an extra descriptor). Rollback journals are memory
-**   files private to the connection. The region is flushed and freed when
-**   the last connection of the process closes.
+**   all connections of the process. Another process gets SQLITE_BUSY at
+**   open: an flock(LOCK_EX) on an extra descriptor is held while any
+**   connection of this process has the database open (LOCK_SH in fallback
+**   mode, so fallback=wal processes share). With every other process out,
+**   SQLite's locks among this process's connections are kept in memory
+**   (no fcntl per transaction). All processes must therefore open the
+**   database through ppcache; a process using plain SQLite on the same
+**   file would not see the pages held in qNVRAM.
+**
+**   Rollback journals are memory files private to the connection; their
+**   names never exist on disk, so xAccess and xDelete answer without a
+**   system call. LazyFlush writes with pwrite/ftruncate/fdatasync on that
+**   extra descriptor (it outlives any one connection). The region is
+**   flushed and freed when the last connection of the process closes, so
+**   a cleanly closed database is a plain SQLite file again.
+**
+**   Design notes, the reasons and the limits: docs/ppcache.md.
 */
 #define _GNU_SOURCE
 #include <errno.h>
