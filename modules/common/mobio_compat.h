@@ -117,14 +117,16 @@ static inline void mobio_vm_flags_set(struct vm_area_struct *vma,
  *
  * struct blk_mq_alloc_data.shallow_depth counts tags per sbitmap word on
  * 6.1 (kyber scales by 1 << sb.shift) and tags of the whole queue on 6.12
- * (kyber scales nr_requests). Never 0: a queue of one tag still allows one.
+ * (kyber scales nr_requests; but depth_updated() runs before the core
+ * stores a new nr_requests, so take the resized sbitmap's depth). Never 0:
+ * a queue of one tag still allows one.
  * Return: the depth in the unit this kernel expects.
  */
 static inline unsigned int mobio_sched_shallow_depth(struct blk_mq_hw_ctx *hctx,
 						     unsigned int percent)
 {
 #if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
-	unsigned int full = hctx->queue->nr_requests;
+	unsigned int full = hctx->sched_tags->bitmap_tags.sb.depth;
 #else
 	unsigned int full = 1U << hctx->sched_tags->bitmap_tags.sb.shift;
 #endif

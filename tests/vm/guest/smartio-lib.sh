@@ -85,3 +85,25 @@ fio_ok() {
 	fi
 	return $rc
 }
+
+# fio_max_lat_ms FILE DIR: the largest total latency of DIR (read|write) in
+# a fio --output-format=json FILE, in ms (summed over its jobs: the max)
+fio_max_lat_ms() {
+	awk -v dir="\"$2\"" '
+		$1 == dir && $2 == ":" { in_dir = 1; next }
+		in_dir && $1 == "\"lat_ns\"" { in_lat = 1; next }
+		in_lat && $1 == "\"max\"" {
+			v = $3; sub(",", "", v)
+			if (v + 0 > best) best = v + 0
+			in_lat = 0; in_dir = 0
+		}
+		END { printf "%d\n", best / 1000000 }' "$1"
+}
+
+# fio_total_ios FILE DIR: completed I/Os of DIR over all jobs
+fio_total_ios() {
+	awk -v dir="\"$2\"" '
+		$1 == dir && $2 == ":" { in_dir = 1; next }
+		in_dir && $1 == "\"total_ios\"" { v = $3; sub(",", "", v); n += v; in_dir = 0 }
+		END { print n + 0 }' "$1"
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Write starvation is bounded: under a continuous read stream a write still
+# completes within write_expire_ms (+ a tolerance for TCG), first with the
+# throttle set so that only the deadline lets writes through (hold 1 s,
+# expire 200 ms), then with the defaults (profiler on, expire 500 ms).
+# vm-kmod: null_blk
+# vm-bin: /usr/bin/fio
+# vm-timeout: 200
+. /mobio/tests/lib.sh
+. /mobio/tests/smartio-lib.sh
+
+# TCG timer and scheduling noise on top of the deadline, ms
+TOLERANCE_MS=300
+
+kmod_load null_blk nr_devices=0
+smartio_load
+nullb_make nullb0 size=256 submit_queues=1 hw_queue_depth=32 irqmode=2 \
+	completion_nsec=100000 >/dev/null
+sched_set nullb0 smartio
+io=/sys/block/nullb0/queue/iosched
+
+# starve NAME EXPIRE_MS: readers flat out, one writer; its worst latency
+starve() {
+	fio --filename=/dev/nullb0 --output-format=json --time_based --runtime=8 \
+		--name=readers --direct=1 --ioengine=libaio --iodepth=16 --numjobs=2 \
+		--rw=randread --bs=4k --size=128M \
+		--name=writer --direct=1 --ioengine=libaio --iodepth=1 --rw=randwrite \
+		--bs=4k --offset=128M --size=64M --rate_iops=20 \
+		>/tmp/starve-$1.json 2>/tmp/starve-$1.err
+	check_eq "${1}_fio_ok" 0 $?
+	lat=$(fio_max_lat_ms /tmp/starve-$1.json write)
+	n=$(fio_total_ios /tmp/starve-$1.json write)
+	r=$(fio_total_ios /tmp/starve-$1.json read)
+	log "$1: $n writes (max latency $lat ms) beside $r reads; expired_be_write $(smartio_stat nullb0 expired_be_write)"
+	check_ge "${1}_writes_progress" 40 "$n"
+	check_le "${1}_write_latency_within_expiry" $(($2 + TOLERANCE_MS)) "$lat"
+}
+
+echo 0 >$io/profiler
+echo 1 >$io/write_cap
+echo 1000000 >$io/write_hold_us
+echo 200 >$io/write_expire_ms
+starve hold_1s_expire_200ms 200
+check_ge deadline_released_most_writes $((n / 2)) "$(smartio_stat nullb0 expired_be_write)"
+
+sched_set nullb0 none
+sched_set nullb0 smartio
+starve defaults_expire_500ms 500
+finish
