@@ -62,6 +62,14 @@
 **                   before they are written to the file (default 5).
 **                   0 flushes at every commit (plain pPCache); -1 never
 **                   flushes except when the region is full (and at close).
+**     writethrough=1  a flush writes the pages into the file but does not
+**                   fdatasync; the written slots stay (committed, so a
+**                   crash still replays them) until one fdatasync frees
+**                   them: when they fill half the region, when room is
+**                   needed, at PRAGMA ppcache_flush and at the last close.
+**                   With threshold=0 this is the paper's plain pPCache
+**                   (every commit's pages reach the file, no fsync on the
+**                   commit path). Default 0: every flush syncs.
 **     max_pages=N   the region's cap, page slots (default 8192). The region
 **                   starts at 256 slots and doubles while a transaction
 **                   fills it with pending pages; a transaction that needs
@@ -76,6 +84,7 @@
 **
 **     PRAGMA ppcache_threshold;        the connection's threshold
 **     PRAGMA ppcache_threshold=N;      set it
+**     PRAGMA ppcache_writethrough[=0|1];  the connection's writethrough
 **     PRAGMA ppcache_stats;            one line: "commits N pages_written N
 **                                      pages_flushed N flushes N
 **                                      fsyncs_saved N recoveries N
@@ -232,6 +241,8 @@ struct ppc_stats {
 	uint64_t recoveries;	/* opens that replayed committed pages */
 	uint64_t growths;
 	uint64_t rollbacks;	/* transactions whose pending pages were dropped */
+	uint64_t syncs;		/* fdatasync calls made by flushes */
+	uint64_t unused[7];	/* fills the second cache line */
 };
 
 /* Per-slot metadata. state is stored last with release order. */
@@ -243,8 +254,8 @@ struct ppc_meta {
 
 _Static_assert(sizeof(struct ppc_hdr) <= PPC_REC_OFF, "header overlaps");
 _Static_assert(sizeof(struct ppc_rec) == PPC_LINE, "record is one line");
-_Static_assert(sizeof(struct ppc_stats) == PPC_LINE, "stats are one line");
-_Static_assert(PPC_STATS_OFF + PPC_LINE <= PPC_HDR_BYTES, "header block");
+_Static_assert(sizeof(struct ppc_stats) == 2 * PPC_LINE, "stats: two lines");
+_Static_assert(PPC_STATS_OFF + 2 * PPC_LINE <= PPC_HDR_BYTES, "header block");
 _Static_assert(sizeof(struct ppc_meta) == 16, "meta entry is 16 bytes");
 
 /* What a region's header says about it, for the database being opened. */
@@ -313,6 +324,8 @@ struct ppc_shared {
 	uint64_t txn;		/* newest committed transaction */
 	uint64_t db_bytes;	/* logical file size it committed */
 	uint32_t ncommitted;	/* committed slots not yet flushed */
+	uint32_t nwritten;	/* of those, written to the file, not synced */
+	uint8_t *written;	/* [cap] committed and written, not synced */
 
 	/* index: pgno -> slots, chained per bucket; free slot stack */
 	int32_t *bucket;
@@ -333,6 +346,7 @@ struct ppc_shared {
 /* What the URI asked for. */
 struct ppc_opts {
 	int threshold;
+	int writethrough;
 	uint32_t max_pages;
 	int fallback;
 	int readonly;
@@ -347,6 +361,7 @@ struct ppc_file {
 	sqlite3_file base;
 	struct ppc_shared *sh;	/* database (or its journal's database) */
 	int threshold;		/* main db: LazyFlush threshold, -1 never */
+	int writethrough;	/* main db: flushes write, sync later */
 	int lock;		/* main db: SQLITE_LOCK_* held */
 	int excl_mode;		/* main db: locking_mode=exclusive was asked */
 	char jmode[12];		/* main db: journal_mode last set */
@@ -657,7 +672,7 @@ static int ppc_idx_alloc(struct ppc_shared *sh, uint32_t cap)
 	uint32_t nb = 16;
 	int32_t *bucket, *chain;
 	uint32_t *freel, *pend, *scratch;
-	uint8_t *dirty;
+	uint8_t *dirty, *written;
 
 	while (nb < cap)
 		nb <<= 1;
@@ -667,25 +682,32 @@ static int ppc_idx_alloc(struct ppc_shared *sh, uint32_t cap)
 	pend = malloc(cap * sizeof(*pend));
 	scratch = malloc(cap * sizeof(*scratch));
 	dirty = calloc(cap, 1);
-	if (!bucket || !chain || !freel || !pend || !scratch || !dirty) {
+	written = calloc(cap, 1);
+	if (!bucket || !chain || !freel || !pend || !scratch || !dirty ||
+	    !written) {
 		free(bucket);
 		free(chain);
 		free(freel);
 		free(pend);
 		free(scratch);
 		free(dirty);
+		free(written);
 		return -1;
 	}
 	if (sh->npend)
 		memcpy(pend, sh->pend, sh->npend * sizeof(*pend));
 	if (sh->dirty)
 		memcpy(dirty, sh->dirty, sh->cap < cap ? sh->cap : cap);
+	if (sh->written)
+		memcpy(written, sh->written, sh->cap < cap ? sh->cap : cap);
 	free(sh->bucket);
 	free(sh->chain);
 	free(sh->freel);
 	free(sh->pend);
 	free(sh->scratch);
 	free(sh->dirty);
+	free(sh->written);
+	sh->written = written;
 	sh->bucket = bucket;
 	sh->chain = chain;
 	sh->freel = freel;
@@ -718,6 +740,10 @@ static void ppc_slot_free(struct ppc_shared *sh, uint32_t s)
 	__atomic_store_n(&sh->meta[s].state, PPC_SLOT_FREE, __ATOMIC_RELEASE);
 	ppc_persist(&sh->meta[s], sizeof(sh->meta[s]));
 	sh->dirty[s] = 0;
+	if (sh->written[s]) {
+		sh->written[s] = 0;
+		sh->nwritten--;
+	}
 	sh->freel[sh->nfree++] = s;
 }
 
@@ -802,10 +828,13 @@ static int ppc_read_file(struct ppc_shared *sh, void *buf, size_t n,
  * slots. Every page written is committed, so a crash at any point leaves
  * slots that recovery writes again. Called with mu held.
  */
+static int ppc_write_committed(struct ppc_shared *sh, uint32_t *nwrote);
+
 static int ppc_flush_locked(struct ppc_shared *sh, uint32_t *nflushed)
 {
 	uint64_t fbytes;
 	uint32_t s, n = 0;
+	int rc;
 
 	if (nflushed)
 		*nflushed = 0;
@@ -813,31 +842,9 @@ static int ppc_flush_locked(struct ppc_shared *sh, uint32_t *nflushed)
 		return SQLITE_IOERR_FSTAT;
 	if (!sh->ncommitted && fbytes == sh->db_bytes)
 		return SQLITE_OK;
-	for (s = 0; s < sh->cap; s++) {
-		uint64_t off;
-		size_t len;
-
-		if (!ppc_is_committed(sh, s))
-			continue;
-		off = (uint64_t)(sh->meta[s].pgno - 1) * sh->ps;
-		if (off >= sh->db_bytes)
-			continue;
-		len = sh->db_bytes - off < sh->ps ? sh->db_bytes - off : sh->ps;
-		if (ppc_pwrite_full(sh->fd, ppc_slot_data(sh, s), len, off) < 0) {
-			sqlite3_log(SQLITE_IOERR_WRITE,
-				    "ppcache: flush of %s: write: %s",
-				    sh->path, strerror(errno));
-			return SQLITE_IOERR_WRITE;
-		}
-		n++;
-	}
-	if (ppc_file_bytes(sh->fd, &fbytes) < 0)
-		return SQLITE_IOERR_FSTAT;
-	if (fbytes != sh->db_bytes && ftruncate(sh->fd, (off_t)sh->db_bytes)) {
-		sqlite3_log(SQLITE_IOERR_TRUNCATE, "ppcache: flush of %s: %s",
-			    sh->path, strerror(errno));
-		return SQLITE_IOERR_TRUNCATE;
-	}
+	rc = ppc_write_committed(sh, &n);
+	if (rc != SQLITE_OK)
+		return rc;
 	if (fdatasync(sh->fd) < 0) {
 		sqlite3_log(SQLITE_IOERR_FSYNC, "ppcache: flush of %s: %s",
 			    sh->path, strerror(errno));
@@ -847,12 +854,87 @@ static int ppc_flush_locked(struct ppc_shared *sh, uint32_t *nflushed)
 		if (ppc_is_committed(sh, s))
 			ppc_slot_free(sh, s);
 	sh->ncommitted = 0;
-	sh->st->flushes++;
-	sh->st->pages_flushed += n;
+	sh->st->syncs++;
+	if (n)
+		sh->st->flushes++;
 	ppc_stats_persist(sh);
 	if (nflushed)
 		*nflushed = n;
 	return SQLITE_OK;
+}
+
+/*
+ * Write every committed page not yet in the file into it (no sync) and set
+ * the file to the committed size; the slots stay committed, marked written.
+ * Every byte written is committed: the file is never ahead of the region.
+ */
+static int ppc_write_committed(struct ppc_shared *sh, uint32_t *nwrote)
+{
+	uint64_t fbytes;
+	uint32_t s, n = 0;
+
+	for (s = 0; s < sh->cap; s++) {
+		uint64_t off;
+		size_t len;
+
+		if (!ppc_is_committed(sh, s) || sh->written[s])
+			continue;
+		off = (uint64_t)(sh->meta[s].pgno - 1) * sh->ps;
+		if (off < sh->db_bytes) {
+			len = sh->db_bytes - off < sh->ps ?
+				sh->db_bytes - off : sh->ps;
+			if (ppc_pwrite_full(sh->fd, ppc_slot_data(sh, s), len,
+					    off) < 0) {
+				sqlite3_log(SQLITE_IOERR_WRITE,
+					    "ppcache: flush of %s: write: %s",
+					    sh->path, strerror(errno));
+				return SQLITE_IOERR_WRITE;
+			}
+			n++;
+		}
+		sh->written[s] = 1;
+		sh->nwritten++;
+	}
+	if (ppc_file_bytes(sh->fd, &fbytes) < 0)
+		return SQLITE_IOERR_FSTAT;
+	if (fbytes != sh->db_bytes && ftruncate(sh->fd, (off_t)sh->db_bytes)) {
+		sqlite3_log(SQLITE_IOERR_TRUNCATE, "ppcache: flush of %s: %s",
+			    sh->path, strerror(errno));
+		return SQLITE_IOERR_TRUNCATE;
+	}
+	sh->st->pages_flushed += n;
+	*nwrote = n;
+	return SQLITE_OK;
+}
+
+/*
+ * After a commit: LazyFlush when more than the threshold of committed
+ * pages are not yet in the file. With writethrough the flush only writes
+ * them; one fdatasync frees the written slots once they fill half the
+ * region (or room is needed, or at the last close). Called with mu held.
+ */
+static void ppc_lazyflush_locked(struct ppc_shared *sh, const struct ppc_file *p)
+{
+	uint32_t n;
+	int rc = SQLITE_OK;
+
+	if (p->threshold < 0 ||
+	    sh->ncommitted - sh->nwritten <= (uint32_t)p->threshold)
+		return;
+	if (!p->writethrough) {
+		rc = ppc_flush_locked(sh, NULL);
+	} else {
+		rc = ppc_write_committed(sh, &n);
+		if (rc == SQLITE_OK && n) {
+			sh->st->flushes++;
+			ppc_stats_persist(sh);
+		}
+		if (rc == SQLITE_OK && sh->nwritten > sh->cap / 2)
+			rc = ppc_flush_locked(sh, NULL);
+	}
+	if (rc != SQLITE_OK)
+		sqlite3_log(SQLITE_WARNING, "ppcache: %s: LazyFlush failed; "
+			    "pages stay in qNVRAM", sh->path);
 }
 
 /* Persist the pending slots written since the last barrier. */
@@ -1154,6 +1236,7 @@ static int ppc_region_adopt(struct ppc_shared *sh, unsigned char *rgn,
 	memset(sh->bucket, 0xff, sh->nbucket * sizeof(*sh->bucket));
 	sh->nfree = 0;
 	sh->ncommitted = 0;
+	sh->nwritten = 0;
 	for (s = sh->cap; s-- > 0;) {
 		struct ppc_meta *m = &sh->meta[s];
 		int32_t old;
@@ -1411,6 +1494,14 @@ static int ppc_make_room(struct ppc_shared *sh, const struct ppc_file *p)
 		(p->threshold < 0 || sh->ncommitted <= (uint32_t)p->threshold);
 	int rc;
 
+	if (sh->nwritten) {
+		/* written already: one fdatasync frees them */
+		rc = ppc_flush_locked(sh, NULL);
+		if (rc != SQLITE_OK)
+			return rc;
+		if (sh->nfree)
+			return SQLITE_OK;
+	}
 	if (!grow_first && sh->ncommitted) {
 		rc = ppc_flush_locked(sh, NULL);
 		if (rc != SQLITE_OK)
@@ -1525,6 +1616,7 @@ static void ppc_shared_destroy(struct ppc_shared *sh)
 	free(sh->pend);
 	free(sh->scratch);
 	free(sh->dirty);
+	free(sh->written);
 	free(sh->path);
 	free(sh->name);
 	free(sh);
@@ -2057,7 +2149,8 @@ static char *ppc_stats_text(struct ppc_shared *sh, const struct ppc_file *p)
 		"flushes %llu fsyncs_saved %llu recoveries %llu "
 		"region_bytes %llu capacity %u page_size %u dirty %u "
 		"pending %u growths %llu rollbacks %llu threshold %d "
-		"max_pages %u txn %llu region %08x",
+		"max_pages %u txn %llu region %08x syncs %llu written %u "
+		"writethrough %d",
 		(unsigned long long)st->commits,
 		(unsigned long long)st->pages_written,
 		(unsigned long long)st->pages_flushed,
@@ -2068,7 +2161,8 @@ static char *ppc_stats_text(struct ppc_shared *sh, const struct ppc_file *p)
 		sh->ncommitted, sh->npend,
 		(unsigned long long)st->growths,
 		(unsigned long long)st->rollbacks, p->threshold,
-		sh->max_pages, (unsigned long long)sh->txn, sh->magic);
+		sh->max_pages, (unsigned long long)sh->txn, sh->magic,
+		(unsigned long long)st->syncs, sh->nwritten, p->writethrough);
 }
 
 /* Parse a whole decimal integer in [@lo, @hi]. Return 0 or -1. */
@@ -2109,6 +2203,18 @@ static int ppc_pragma(struct ppc_file *p, char **a)
 			p->threshold = (int)v;
 		}
 		a[0] = sqlite3_mprintf("%d", p->threshold);
+		return SQLITE_OK;
+	}
+	if (!sqlite3_stricmp(name, "ppcache_writethrough")) {
+		if (val) {
+			if (ppc_parse_int(val, 0, 1, &v) < 0) {
+				a[0] = sqlite3_mprintf("ppcache_writethrough: "
+						       "0 or 1");
+				return SQLITE_ERROR;
+			}
+			p->writethrough = (int)v;
+		}
+		a[0] = sqlite3_mprintf("%d", p->writethrough);
 		return SQLITE_OK;
 	}
 	if (!sqlite3_stricmp(name, "ppcache_stats")) {
@@ -2164,11 +2270,8 @@ static int ppcFileControl(sqlite3_file *pFile, int op, void *pArg)
 	case SQLITE_FCNTL_COMMIT_PHASETWO:
 		pthread_mutex_lock(&sh->mu);
 		rc = ppc_commit_locked(sh, p);
-		if (rc == SQLITE_OK && p->threshold >= 0 &&
-		    sh->ncommitted > (uint32_t)p->threshold &&
-		    ppc_flush_locked(sh, NULL) != SQLITE_OK)
-			sqlite3_log(SQLITE_WARNING, "ppcache: %s: LazyFlush "
-				    "failed; pages stay in qNVRAM", sh->path);
+		if (rc == SQLITE_OK)
+			ppc_lazyflush_locked(sh, p);
 		pthread_mutex_unlock(&sh->mu);
 		return rc;
 	case SQLITE_FCNTL_SYNC:
@@ -2567,6 +2670,7 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	v = sqlite3_uri_int64(zName, "max_pages", PPCACHE_DEFAULT_MAX_PAGES);
 	o.max_pages = v < PPC_MIN_SLOTS ? PPC_MIN_SLOTS :
 		v > PPC_MAX_SLOTS ? PPC_MAX_SLOTS : (uint32_t)v;
+	o.writethrough = sqlite3_uri_boolean(zName, "writethrough", 0);
 	fb = sqlite3_uri_parameter(zName, "fallback");
 	o.fallback = fb && !sqlite3_stricmp(fb, "wal");
 	o.readonly = !!(flags & SQLITE_OPEN_READONLY);
@@ -2578,6 +2682,7 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	}
 	p->sh = sh;
 	p->threshold = o.threshold;
+	p->writethrough = o.writethrough;
 	memcpy(p->jmode, "delete", sizeof("delete"));
 	p->base.pMethods = sh->fallback ? &ppc_pass_io : &ppc_db_io;
 	return SQLITE_OK;

@@ -500,6 +500,35 @@ static void threshold_minus_one_never_writes_the_file(void **state)
 	sqlite3_close(db);
 }
 
+static void writethrough_writes_the_file_without_syncing(void **state)
+{
+	sqlite3 *db, *plain = NULL;
+
+	(void)state;
+	db = open_db("threshold=0&writethrough=1");
+	assert_string_equal(q_text(db, "PRAGMA ppcache_writethrough"), "1");
+	exec(db, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)");
+	run_commits(db, 50);
+	assert_int_equal(stat_of(db, "syncs"), 0);
+	assert_true(stat_of(db, "flushes") >= 50);
+	assert_true(stat_of(db, "written") > 0);
+	assert_true(stat_of(db, "fsyncs_saved") >= 50);
+	/* the file alone already holds every commit (in the page cache) */
+	assert_int_equal(sqlite3_open_v2(dbpath, &plain, SQLITE_OPEN_READONLY,
+					 "unix"), SQLITE_OK);
+	assert_int_equal(q_int(plain, "SELECT count(*) FROM t"), 50);
+	sqlite3_close(plain);
+	/* PRAGMA ppcache_flush syncs once and frees the written slots */
+	exec(db, "PRAGMA ppcache_flush");
+	assert_int_equal(stat_of(db, "syncs"), 1);
+	assert_int_equal(stat_of(db, "dirty"), 0);
+	assert_int_equal(stat_of(db, "written"), 0);
+	assert_string_equal(q_text(db, "PRAGMA ppcache_writethrough=0"), "0");
+	run_commits(db, 3);
+	assert_true(stat_of(db, "syncs") >= 2);
+	sqlite3_close(db);
+}
+
 /* --- Region growth and its cap -------------------------------------------- */
 
 static void big_transaction_grows_the_region(void **state)
@@ -838,8 +867,8 @@ static void crash_child(int fd, unsigned int s, int shadow)
 
 	if (shadow)
 		setenv("QNVRAM_FAKE_SHADOW", "1", 1);
-	snprintf(params, sizeof(params), "threshold=%s",
-		 th[rand_r(&s) % 4]);
+	snprintf(params, sizeof(params), "threshold=%s&writethrough=%d",
+		 th[rand_r(&s) % 4], rand_r(&s) % 2);
 	if (open_rc(uri(params), &db) != SQLITE_OK)
 		_exit(2);
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s; PRAGMA "
@@ -1251,6 +1280,7 @@ int main(int argc, char **argv)
 		T(threshold_zero_flushes_every_commit),
 		T(threshold_five_holds_up_to_five_pages),
 		T(threshold_minus_one_never_writes_the_file),
+		T(writethrough_writes_the_file_without_syncing),
 		T(big_transaction_grows_the_region),
 		T(transaction_past_the_cap_fails_with_full),
 		T(two_connections_share_one_region),

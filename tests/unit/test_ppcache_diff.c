@@ -55,15 +55,15 @@ static unsigned int rnd(unsigned int n)
 	return n ? (unsigned int)rand_r(&seed) % n : 0;
 }
 
-static void open_all(int threshold)
+static void open_all(int threshold, int writethrough)
 {
 	char u[512];
 
 	if (sqlite3_open_v2(refpath, &ref, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_CREATE, "unix") != SQLITE_OK)
 		fail_msg("open %s: %s", refpath, sqlite3_errmsg(ref));
-	snprintf(u, sizeof(u), "file:%s?vfs=ppcache&threshold=%d", pppath,
-		 threshold);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache&threshold=%d&writethrough=%d",
+		 pppath, threshold, writethrough);
 	if (sqlite3_open_v2(u, &pp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
 		fail_msg("open %s: %s", u, sqlite3_errmsg(pp));
@@ -432,7 +432,7 @@ static void random_transactions_match_stock_sqlite(void **state)
 	long long flushes = 0, commits = 0;
 
 	(void)state;
-	open_all(5);
+	open_all(5, 0);
 	for (txn_no = 0; txn_no < ntx; txn_no++) {
 		unsigned int r = rnd(200);
 
@@ -440,7 +440,7 @@ static void random_transactions_match_stock_sqlite(void **state)
 			/* reopen: ppcache flushes and frees the region */
 			close_all();
 			assert_int_equal(fake_qnvram_count(), 0);
-			open_all(thresholds[rnd(5)]);
+			open_all(thresholds[rnd(5)], (int)rnd(2));
 			reopens++;
 		} else if (r < 8) {
 			char sql[64];
@@ -450,6 +450,10 @@ static void random_transactions_match_stock_sqlite(void **state)
 			both("PRAGMA synchronous=%s", sy[rnd(3)]);
 			snprintf(sql, sizeof(sql), "PRAGMA ppcache_threshold=%d",
 				 thresholds[rnd(5)]);
+			assert_int_equal(sqlite3_exec(pp, sql, NULL, NULL,
+						      NULL), SQLITE_OK);
+			snprintf(sql, sizeof(sql), "PRAGMA ppcache_writethrough=%u",
+				 rnd(2));
 			assert_int_equal(sqlite3_exec(pp, sql, NULL, NULL,
 						      NULL), SQLITE_OK);
 		} else if (r < 12) {
