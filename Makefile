@@ -24,7 +24,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 all: modules lib tools
 
 help:
-	@echo "make               build modules (KVER=<kver>|all), libqnvram and tools"
+	@echo "make               build modules (KVER=<kver>|all), libqnvram, the ppcache VFS and tools"
 	@echo "make deps          install the Debian packages and kernels (root)"
 	@echo "make check         every test: unit, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
 	@echo "make demo          the main job in a VM: qNVRAM surviving kills, reboots, power loss"
@@ -104,6 +104,7 @@ checkpatch:
 # --- userspace --------------------------------------------------------------
 lib:
 	$(MAKE) -C libqnvram
+	$(MAKE) -C sqlite-ppcache
 
 tools: lib
 	$(MAKE) -C tools
@@ -113,6 +114,7 @@ unit:
 
 install: lib tools
 	$(MAKE) -C libqnvram install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C sqlite-ppcache install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 # Install into a scratch root, then build an app against it the way a user
@@ -180,6 +182,7 @@ dkms-check:
 clean:
 	rm -rf build
 	-$(MAKE) -C libqnvram clean
+	-$(MAKE) -C sqlite-ppcache clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests/unit clean
 -include bench/sqlite/sqlite.mk

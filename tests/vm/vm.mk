@@ -37,6 +37,7 @@ vm-build:
 ifneq ($(VM_BUILD),0)
 	@for k in $(KVERS); do $(MAKE) --no-print-directory modules KVER=$$k || exit 1; done
 	@if [ -f libqnvram/Makefile ]; then $(MAKE) --no-print-directory -C libqnvram || exit 1; fi
+	@if [ -f sqlite-ppcache/Makefile ]; then $(MAKE) --no-print-directory -C sqlite-ppcache || exit 1; fi
 	@if [ -f tools/Makefile ]; then $(MAKE) --no-print-directory -C tools || exit 1; fi
 	@$(MAKE) --no-print-directory vm-guest
 endif
