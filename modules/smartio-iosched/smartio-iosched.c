@@ -291,18 +291,26 @@ static void smartio_trace_adjust(struct smartio_data *sd, unsigned int what)
 						   NSEC_PER_USEC));
 }
 
-/* Reads too slow beside writes: fewer writes in flight, then a longer hold. */
-static void smartio_tighten(struct smartio_data *sd)
+/*
+ * Reads too slow beside writes: fewer writes in flight, then a longer hold;
+ * far too slow (@hard), one write at a time and twice the hold at once.
+ */
+static void smartio_tighten(struct smartio_data *sd, bool hard)
 {
 	u64 max_ns = (u64)READ_ONCE(sd->write_hold_us) * NSEC_PER_USEC;
 
-	if (sd->write_cap_now > 1)
+	if (hard && (sd->write_cap_now > 1 || sd->write_hold_ns < max_ns)) {
+		sd->write_cap_now = 1;
+		sd->write_hold_ns = min(max_ns, max(sd->write_hold_ns * 2,
+						    4 * SMARTIO_HOLD_STEP_NS));
+	} else if (sd->write_cap_now > 1) {
 		sd->write_cap_now /= 2;
-	else if (sd->write_hold_ns < max_ns)
+	} else if (sd->write_hold_ns < max_ns) {
 		sd->write_hold_ns = min(max_ns, sd->write_hold_ns * 3 / 2 +
 					SMARTIO_HOLD_STEP_NS);
-	else
+	} else {
 		return;
+	}
 	sd->stats.adjusts++;
 	smartio_trace_adjust(sd, SMARTIO_ADJ_TIGHTEN);
 }
@@ -341,7 +349,8 @@ static void smartio_profile(struct smartio_data *sd, u64 now)
 						     sd->alone_ns);
 			if (READ_ONCE(sd->profiler)) {
 				if (sd->slowdown_pct > target)
-					smartio_tighten(sd);
+					smartio_tighten(sd, sd->slowdown_pct >
+							    2 * target);
 				else if (sd->slowdown_pct * 100 <
 					 target * SMARTIO_RELAX_PCT)
 					smartio_relax(sd);
