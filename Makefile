@@ -186,3 +186,4 @@ clean:
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests/unit clean
 -include bench/sqlite/sqlite.mk
+-include bench/fio/bench.mk
