@@ -74,11 +74,29 @@ pc_check() {
 }
 
 # pc_field NAME: a field of the last check's "ok ..." line (committed,
-# logged, inflight, lost, recoveries: the last from ppcache_stats, or 0)
+# logged, inflight, lost), or 0
 pc_field() {
 	local v
-	v=$(sed -n "s/.*[ =;]$1[ =]\([0-9-]*\).*/\1/p" $PC_OUT | head -n 1)
+	v=$(sed -n "/^ok /s/.*[ ;]$1[ =]\([0-9-]*\).*/\1/p" $PC_OUT | head -n 1)
 	echo "${v:-0}"
+}
+
+# pc_recovered: committed pages the last check's open replayed into the
+# database file (ppcache's "recovered N committed pages" log line), or 0
+pc_recovered() {
+	local v
+	v=$(sed -n 's/.*recovered \([0-9]*\) committed pages.*/\1/p' $PC_OUT | head -n 1)
+	echo "${v:-0}"
+}
+
+# pc_count KEY [ADD]: add ADD (default 1) to the counter KEY on the state
+# disk (survives every reboot); prints the new value
+pc_count() {
+	local v
+	v=$(state_get "$1")
+	v=$((${v:-0} + ${2:-1}))
+	state_set "$1" "$v"
+	echo "$v"
 }
 
 # Crashes without the lib's `sync` first: a real crash does not sync, and a
