@@ -173,11 +173,11 @@ dkms-check:
 	@$(MAKE) --no-print-directory dkms-install KVER=all DKMS_SRC=$(TOP)/build/dkms/src \
 		DKMS_FLAGS="--dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src --installtree $(TOP)/build/dkms/install" \
 		>build/dkms.log 2>&1 || { cat build/dkms.log; echo "make dkms-install failed" >&2; exit 1; }
-	@for k in $(KERNELS); do \
-		f=$$(find build/dkms/install/$$k -name 'qnvram.ko*' | head -n 1); \
-		test -n "$$f" || { cat build/dkms.log; echo "dkms installed no qnvram for $$k" >&2; exit 1; }; \
+	@for k in $(KERNELS); do for m in $(MODULES); do \
+		f=$$(find build/dkms/install/$$k -name "$$m.ko*" | head -n 1); \
+		test -n "$$f" || { cat build/dkms.log; echo "dkms installed no $$m for $$k (is it in dkms.conf?)" >&2; exit 1; }; \
 		echo "dkms build + install ok: $$k: $$f"; \
-	done
+	done; done
 
 clean:
 	rm -rf build
