@@ -8,6 +8,7 @@
 #
 # API (see docs/vm-bench.md):
 #   pass NAME / fail NAME "expected X, saw Y" / check_eq NAME EXPECTED ACTUAL
+#   check_ok NAME CMD... / check_ge NAME MIN ACTUAL / check_dmesg NAME PATTERN
 #   MOBIO_BOOT            1 on the first boot of the test, +1 on every later boot
 #   state_set K V / state_get K
 #   request_warm_reboot   sysrq b: QEMU resets, RAM kept
@@ -48,6 +49,35 @@ pass() {
 fail() {
 	_mobio_say "RESULT FAIL $1 $2"
 	echo "mobio: FAIL $1: $2"
+}
+
+# check_ok NAME CMD...: pass if CMD exits 0, else fail with its last output
+check_ok() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "expected success of '$*', saw exit $?: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# check_ge NAME MIN ACTUAL: pass if ACTUAL is a number >= MIN
+check_ge() {
+	if [ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1" "expected >= $2, saw '$3'"
+	fi
+}
+
+# check_dmesg NAME PATTERN: pass if the kernel log has PATTERN
+check_dmesg() {
+	if dmesg | grep -q "$2"; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2' in dmesg, saw: $(dmesg | tail -n 3 | tr '\n' ' ')"
+	fi
 }
 
 check_eq() {

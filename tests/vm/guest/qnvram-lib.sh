@@ -24,23 +24,3 @@ as_uid() {
 	shift
 	qnvtest setuid "$uid" "$@"
 }
-
-# check_ok NAME CMD...: pass if CMD exits 0, else fail with its output
-check_ok() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		pass "$name"
-	else
-		fail "$name" "expected success of '$*', saw exit $?: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
-	fi
-}
-
-# check_dmesg NAME PATTERN: pass if the kernel log has PATTERN
-check_dmesg() {
-	if dmesg | grep -q "$2"; then
-		pass "$1"
-	else
-		fail "$1" "expected '$2' in dmesg, saw: $(dmesg | grep qnvram | tail -n 3 | tr '\n' ' ')"
-	fi
-}

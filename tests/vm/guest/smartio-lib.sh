@@ -31,23 +31,6 @@ smartio_stat() {
 	awk -v n="$2" '$1 == n { print $2 }' "/sys/kernel/debug/block/$1/sched/stats"
 }
 
-check_ok() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		pass "$name"
-	else
-		fail "$name" "expected success of '$*', saw exit $?: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
-	fi
-}
-
-check_ge() {
-	if [ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null; then
-		pass "$1"
-	else
-		fail "$1" "expected >= $2, saw '$3'"
-	fi
-}
 
 check_le() {
 	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
