@@ -143,30 +143,38 @@ plot '%s' using 2:xtic(1) title 'seq read', '' using 3 title 'seq write', \\
 """ % (png, model, dat))
     if not any(l.startswith("smartio-") for (m, l, _) in sd if m == model):
         return ok
-    cdat = os.path.join(tmp, "curve.dat")
-    pdat = os.path.join(tmp, "peers.dat")
-    with open(cdat, "w") as f, open(pdat, "w") as g:
-        for pat in PATTERNS:
+    plots = []
+    for pat in PATTERNS:
+        cdat = os.path.join(tmp, "curve-%s.dat" % pat)
+        pdat = os.path.join(tmp, "peers-%s.dat" % pat)
+        with open(cdat, "w") as f, open(pdat, "w") as g:
             for (m, label, p), v in sorted(sd.items()):
-                if m != model or p != pat or v["r_mean"] is None or v["w_mean"] is None:
+                if m != model or p != pat or not v["r_mean"] or not v["w_mean"]:
                     continue
-                line = "%d %.3f %.3f %s\n" % (PATTERNS.index(pat), v["w_mean"], v["r_mean"],
-                                              label.replace("smartio-", "") + "/" + pat)
-                (f if label.startswith("smartio") else g).write(line)
+                name = label.replace("smartio-", "").replace("0000us", "0ms").replace("000us", "ms")
+                (f if label.startswith("smartio") else g).write(
+                    "%.3f %.3f %s\n" % (v["w_mean"], v["r_mean"], name))
+        plots.append("""
+set title "%s: read vs write slowdown"
+plot '%s' using 1:2 with points pt 7 ps 1.3 title 'smartio (settings)', \\
+     '' using 1:2:3 with labels offset 0,0.8 font ',7' notitle, \\
+     '%s' using 1:2 with points pt 5 ps 1.3 title 'peers', \\
+     '' using 1:2:3 with labels offset 0,-0.8 font ',7' notitle
+""" % (pat, cdat, pdat))
     ok = gnuplot("""
-set terminal png size 1000,600
+set terminal png size 1200,560
 set output '%s'
-set title "Trade-off, %s model: smartio under write throttles and targets; peers as points"
+set multiplot layout 1,2 title "Trade-off, %s model: smartio with fixed write cap/hold (profiler off) and profiler targets; peers"
 set logscale xy
-set xlabel "write slowdown (mean, log)"
-set ylabel "read slowdown (mean, log)"
+set xrange [0.8:4]
+set yrange [0.8:400]
+set xlabel "write slowdown (mean)"
+set ylabel "read slowdown (mean)"
 set grid
 set key top right
-plot '%s' using 2:3 with points pt 7 ps 1.5 title 'smartio settings', \\
-     '' using 2:3:4 with labels offset 0,1 font ',8' notitle, \\
-     '%s' using 2:3 with points pt 5 ps 1.5 title 'peers', \\
-     '' using 2:3:4 with labels offset 0,-1 font ',8' notitle
-""" % (curve_png, model, cdat, pdat)) and ok
+%s
+unset multiplot
+""" % (curve_png, model, "".join(plots))) and ok
     return ok
 
 

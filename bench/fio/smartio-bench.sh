@@ -45,12 +45,13 @@ command insmod /kmod/kyber_iosched.ko
 command insmod /kmod/bfq.ko
 smartio_load
 
-# fio_get FILE JOB DIR FIELD: mean_us | p99_us | ios | kib_s of one job
+# fio_get FILE JOB DIR FIELD: mean_us | p99_us | ios | kib_s | runtime_ms of one job
 fio_get() {
 	awk -v job="\"$2\"" -v dir="\"$3\"" -v field="$4" '
 		$1 == "\"jobname\"" { v = $3; sub(",", "", v); cur = (v == job); next }
 		cur && $1 == dir && $2 == ":" { in_dir = 1; next }
 		in_dir && $1 == "\"total_ios\"" { v = $3; sub(",", "", v); ios = v }
+		in_dir && $1 == "\"runtime\"" { v = $3; sub(",", "", v); rt = v }
 		in_dir && $1 == "\"bw\"" && bw == "" { v = $3; sub(",", "", v); bw = v }
 		in_dir && $1 == "\"lat_ns\"" { in_lat = 1; next }
 		in_lat && $1 == "\"mean\"" { v = $3; sub(",", "", v); mean = v }
@@ -63,6 +64,7 @@ fio_get() {
 			else if (field == "p99_us") printf "%.1f\n", p99 / 1000
 			else if (field == "ios") print ios + 0
 			else if (field == "kib_s") print bw + 0
+			else if (field == "runtime_ms") print rt + 0
 		}' "$1"
 }
 
@@ -111,7 +113,7 @@ slowdown() {
 curve() {
 	local model=$1 dev=$2 io=/sys/block/${2#/dev/}/queue/iosched c h t
 	for c in 1 4; do
-		for h in 0 5000 10000 20000 40000; do
+		for h in 0 2500 5000 7500 10000 20000 40000; do
 			[ $c = 4 ] && [ $h != 0 ] && continue
 			TUNE="echo 0 >$io/profiler; echo $c >$io/write_cap; echo $h >$io/write_hold_us" \
 				PHASES=both slowdown "$model" "$dev" smartio "smartio-cap$c-hold${h}us"
@@ -139,13 +141,15 @@ mixed() {
 	done
 }
 
-# launch MODEL SCHED: CSV,launch,model,sched,alone_ms,beside_writer_ms (medians of 3)
+# launch MODEL DEV SCHED: CSV,launch,model,sched,alone_ms,beside_writer_ms (medians of 3)
 launch_once() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	t0=$(now_ms)
-	cat /mnt/app/* >/dev/null
-	echo $(($(now_ms) - t0))
+	# buffered reads of every file in turn, page cache dropped first
+	fio --name=launch --filename="$APP_FILES" --rw=read --bs=128k \
+		--ioengine=psync --invalidate=1 --file_service_type=sequential \
+		--size=$((LAUNCH_FILES * LAUNCH_KB))k --output-format=json >/tmp/launch.json
+	fio_get /tmp/launch.json launch read runtime_ms
 }
 median3() { echo "$1 $2 $3" | tr ' ' '\n' | sort -n | sed -n 2p; }
 launch() {
@@ -206,6 +210,7 @@ case " $PARTS " in
 		i=$((i + 1))
 	done
 	sync
+	APP_FILES=$(ls /mnt/app/* | tr '\n' ':' | sed 's/:$//')
 	for s in $SCHEDS; do launch nullb-ext2 nullb9 $s; done
 	umount /mnt
 	;;

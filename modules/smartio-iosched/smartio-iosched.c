@@ -195,7 +195,8 @@ struct smartio_data {
 	u64 alone_at_ns;		/* when alone_ns was last measured */
 	u64 mixed_ns;			/* read latency beside writes */
 	unsigned int slowdown_pct;	/* 0: unknown */
-	u64 probe_end_ns;		/* writes held until then */
+	bool probing;			/* writes held to measure reads alone */
+	u64 probe_end_ns;		/* until then; 0: until writes drain */
 	struct smartio_counters stats;
 
 	/* tunables (sysfs); read without the lock */
@@ -271,16 +272,13 @@ static void smartio_remove_request(struct smartio_data *sd,
 
 /* --- Profiler ------------------------------------------------------------ */
 
-static bool smartio_writes_around(struct smartio_data *sd)
+/*
+ * How long after the last write completion a read counts as alone: a third
+ * of a probe, enough for a throttled device to refill (null_blk: 20 ms).
+ */
+static u64 smartio_settle_ns(struct smartio_data *sd)
 {
-	unsigned int c;
-
-	if (sd->inflight[SMARTIO_WRITE])
-		return true;
-	for (c = 0; c < SMARTIO_NR_CLASSES; c++)
-		if (!list_empty(&sd->queues[c][SMARTIO_WRITE].fifo))
-			return true;
-	return false;
+	return (u64)READ_ONCE(sd->probe_ms) * NSEC_PER_MSEC / 3;
 }
 
 static void smartio_trace_adjust(struct smartio_data *sd, unsigned int what)
@@ -357,10 +355,10 @@ static void smartio_profile(struct smartio_data *sd, u64 now)
 			}
 		}
 		/* No baseline, or an old one: measure reads alone now. */
-		if (READ_ONCE(sd->profiler) && probe_every &&
+		if (READ_ONCE(sd->profiler) && probe_every && !sd->probing &&
 		    (!sd->alone_ns || now - sd->alone_at_ns > probe_every)) {
-			sd->probe_end_ns = now + (u64)READ_ONCE(sd->probe_ms) *
-					   NSEC_PER_MSEC;
+			sd->probing = true;
+			sd->probe_end_ns = 0;
 			sd->stats.probes++;
 			smartio_trace_adjust(sd, SMARTIO_ADJ_PROBE);
 		}
@@ -402,9 +400,20 @@ static bool smartio_write_gate(struct smartio_data *sd, u64 now, u64 *wait_ns,
 
 	*wait_ns = 0;
 	*alone = false;
-	if (now < sd->probe_end_ns) {
-		*wait_ns = sd->probe_end_ns - now;
-		return false;
+	if (sd->probing) {
+		/* Writes drain, the device settles, then reads run alone. */
+		if (sd->inflight[SMARTIO_WRITE])
+			return false;
+		if (!sd->probe_end_ns)
+			sd->probe_end_ns = max(now, sd->last_write_done_ns +
+					       smartio_settle_ns(sd)) +
+					   (u64)READ_ONCE(sd->probe_ms) *
+					   NSEC_PER_MSEC;
+		if (now < sd->probe_end_ns) {
+			*wait_ns = sd->probe_end_ns - now;
+			return false;
+		}
+		sd->probing = false;
 	}
 	if (!sd->inflight[SMARTIO_READ] &&
 	    (!sd->last_read_ns || now - sd->last_read_ns >= idle_ns)) {
@@ -494,12 +503,11 @@ static void smartio_start_request(struct smartio_data *sd,
 	smartio_remove_request(sd, rq);
 	if (d == SMARTIO_WRITE) {
 		sd->last_write_ns = now;
-	} else if (!smartio_writes_around(sd) &&
-		   now - sd->last_write_done_ns >=
-		   (u64)READ_ONCE(sd->probe_ms) * NSEC_PER_MSEC / 3) {
-		/* Writes gone long enough for the device to settle. */
+	} else if (!sd->inflight[SMARTIO_WRITE] &&
+		   now - sd->last_write_done_ns >= smartio_settle_ns(sd)) {
+		/* No write on the device for long enough: a read alone. */
 		flags |= SMARTIO_RQ_ALONE;
-	} else if (smartio_writes_around(sd)) {
+	} else {
 		flags |= SMARTIO_RQ_MIXED;
 	}
 	smartio_rq_set_flags(rq, flags);
@@ -1040,6 +1048,7 @@ static void smartio_reset_throttle(struct smartio_data *sd)
 	sd->write_cap_now = READ_ONCE(sd->write_cap);
 	sd->write_hold_ns = READ_ONCE(sd->profiler) ? 0 :
 			    (u64)READ_ONCE(sd->write_hold_us) * NSEC_PER_USEC;
+	sd->probing = false;
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 }
 
