@@ -41,6 +41,7 @@ CASES = ["seq-insert", "rand-insert", "seq-update", "rand-update", "seq-delete",
 MODELS = [
     ("virtio", "ext4 on the plain virtio disk"),
     ("flash", "ext4 on dm-delay over the virtio disk (flash-like)"),
+    ("flash-w0", "sensitivity: the flash-like model without its write delay (flush delay only)"),
 ]
 FIELDS = ["model", "mode", "case", "run", "ops", "usec", "tps", "wr_ios", "wr_bytes",
           "flushes", "wr_bytes_ops", "extra"]
@@ -254,6 +255,7 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--png")
     ap.add_argument("--workdir", default="build/bench-sqlite")
+    ap.add_argument("--notes", help="markdown appended after the tables (the analysis)")
     a = ap.parse_args()
 
     rows, probes, skips, comments = [], [], [], []
@@ -298,6 +300,9 @@ def main():
         md += t
     text = "\n".join(md) + "\n"
     print(text)
+    if a.notes and os.path.exists(a.notes):
+        with open(a.notes) as f:
+            text += "\n" + f.read()
     if a.csv:
         write_csv(rows, a.csv)
         print("CSV: %s" % a.csv)

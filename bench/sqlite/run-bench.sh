@@ -6,16 +6,18 @@
 # (bench/sqlite/report.py). make bench-sqlite / bench-sqlite-quick call it.
 #
 #   bench/sqlite/run-bench.sh full    RUNS runs of OPS operations per case, on
-#                                     each model of MODELS; one boot per (run,
-#                                     model), so that the machine-wide VM lock
-#                                     is never held for hours; writes
+#                                     each model of MODELS (MODEL:N: N runs of
+#                                     that one); one boot per (run, model), so
+#                                     that the machine-wide VM lock is never
+#                                     held for hours; writes
 #                                     bench/sqlite/results/<date>-<kver>.csv,
 #                                     docs/results-sqlite.md, docs/sqlite-bench.png
 #   bench/sqlite/run-bench.sh quick   one boot, one run of OPS (300) operations
 #                                     per case, flash-like model; prints the
 #                                     table, writes build/bench-sqlite/ only
 #
-# Environment: KVER (required), RUNS (10), OPS (1000), MODELS (virtio,flash),
+# Environment: KVER (required), RUNS (10), OPS (1000), MODELS
+# (virtio,flash,flash-w0:3),
 # MODES (all), WRITE_MS (1), FLUSH_MS (5), MOBIO_VM_APPEND (more).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/../.." || exit 1
 what=${1:-full}
 : "${KVER:?KVER must name the guest kernel}"
 RUNS=${RUNS:-10}
-MODELS=${MODELS:-virtio,flash}
+MODELS=${MODELS:-virtio,flash,flash-w0:3}
 MODES=${MODES:-}
 WRITE_MS=${WRITE_MS:-1}
 FLUSH_MS=${FLUSH_MS:-5}
@@ -44,10 +46,12 @@ full)
 	mkdir -p "$out"
 	cmd="make bench-sqlite KVER=$KVER SQLBENCH_RUNS=$RUNS SQLBENCH_OPS=$OPS SQLBENCH_MODELS=$MODELS SQLBENCH_WRITE_MS=$WRITE_MS SQLBENCH_FLUSH_MS=$FLUSH_MS${MODES:+ SQLBENCH_MODES=$MODES}"
 	echo "bench-sqlite: $cmd"
-	echo "bench-sqlite: kernel $KVER; models $MODELS; $RUNS runs x 6 cases x $OPS transactions"
+	echo "bench-sqlite: kernel $KVER; models $MODELS (MODEL:N = N runs); $RUNS runs x 6 cases x $OPS transactions"
 	start=$(date +%s)
 	for run in $(seq 1 "$RUNS"); do
-		for model in ${MODELS//,/ }; do
+		for m in ${MODELS//,/ }; do
+			model=${m%%:*}
+			[ "$model" != "$m" ] && [ "$run" -gt "${m#*:}" ] && continue
 			echo "bench-sqlite: run $run/$RUNS, model $model ($(($(date +%s) - start)) s so far)"
 			MOBIO_VM_APPEND="$(append 1 "$run" "$OPS" "$model")" \
 				python3 tests/vm/run.py test --kver "$KVER" bench/sqlite/sqlite-bench.sh \

@@ -609,6 +609,13 @@ static void sb_pick(const char *list, const char *const *names, int n, size_t st
 	free(copy);
 }
 
+/* sqlite3_log(): ppcache says there why an open failed. */
+static void sb_sqlite_log(void *arg, int code, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "# sqlite log (%d): %s\n", code, msg);
+}
+
 static void sb_register_ppcache(const struct sb_opts *o)
 {
 	if (o->ext) {
@@ -683,6 +690,7 @@ int main(int argc, char **argv)
 	if (!o.dir || o.runs < 1 || o.first_run < 1 || o.rows < 1 || o.ops < 1 || o.ops > o.rows)
 		sb_usage();
 
+	sqlite3_config(SQLITE_CONFIG_LOG, sb_sqlite_log, NULL);
 	sb_register_ppcache(&o);
 	uname(&u);
 	printf("# sqlbench model=%s kernel=%s sqlite=%s rows=%d ops=%d runs=%d-%d dev=%s ppcache=%s\n",

@@ -11,7 +11,8 @@
 # (bench/sqlite/run-bench.sh does the work: one boot per run and model.)
 #   make sqlite-guest                 build the guest programs below
 #
-# Knobs: SQLBENCH_RUNS, SQLBENCH_OPS, SQLBENCH_MODELS (virtio,flash),
+# Knobs: SQLBENCH_RUNS, SQLBENCH_OPS, SQLBENCH_MODELS (virtio,flash,flash-w0:3;
+# MODEL:N runs that model N times only),
 # SQLBENCH_MODES (all), SQLBENCH_WRITE_MS (1), SQLBENCH_FLUSH_MS (5);
 # VM_BUILD=0 uses what is in build/.
 #
@@ -31,7 +32,7 @@ SQLITE_GUEST_BINS := build/user/guest/sqlbench $(PPCACHE_GUEST_BINS)
 
 SQLBENCH_RUNS ?= 10
 SQLBENCH_OPS ?= 1000
-SQLBENCH_MODELS ?= virtio,flash
+SQLBENCH_MODELS ?= virtio,flash,flash-w0:3
 SQLBENCH_MODES ?=
 SQLBENCH_WRITE_MS ?= 1
 SQLBENCH_FLUSH_MS ?= 5
