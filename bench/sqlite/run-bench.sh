@@ -31,6 +31,23 @@ WRITE_MS=${WRITE_MS:-1}
 FLUSH_MS=${FLUSH_MS:-5}
 EXTRA=${MOBIO_VM_APPEND:-}
 
+# vmrun OUT_EVENTS SCRIPT APPEND: one boot; retried (twice) when it did not
+# finish with every CSV row, e.g. when the run was killed from outside
+vmrun() {
+	local events=$1 script=$2 app=$3 name try rows
+	name=$(basename "$script" .sh)
+	for try in 1 2 3; do
+		MOBIO_VM_APPEND="$app" python3 tests/vm/run.py test --kver "$KVER" "$script" \
+			>"$events.log" 2>&1
+		cp "build/vm/$KVER/$name/events.txt" "$events" 2>/dev/null || : >"$events"
+		rows=$(grep -c 'MOBIO NOTE CSV,' "$events")
+		grep -q 'MOBIO FINISH' "$events" && [ "$rows" -gt 0 ] &&
+			! grep -q '^FAIL' "$events.log" && return 0
+		echo "bench-sqlite: $name: $rows rows, no clean finish (try $try): $(tail -n 1 "$events.log")"
+	done
+	return 1
+}
+
 append() { # RUNS FIRST OPS MODELS
 	echo "sqlbench.runs=$1 sqlbench.first=$2 sqlbench.ops=$3 sqlbench.models=$4" \
 		"sqlbench.write_ms=$WRITE_MS sqlbench.flush_ms=$FLUSH_MS" \
@@ -53,11 +70,9 @@ full)
 			model=${m%%:*}
 			[ "$model" != "$m" ] && [ "$run" -gt "${m#*:}" ] && continue
 			echo "bench-sqlite: run $run/$RUNS, model $model ($(($(date +%s) - start)) s so far)"
-			MOBIO_VM_APPEND="$(append 1 "$run" "$OPS" "$model")" \
-				python3 tests/vm/run.py test --kver "$KVER" bench/sqlite/sqlite-bench.sh \
-				>"$out/run-$run-$model.log" 2>&1 || rc=1
-			tail -n 1 "$out/run-$run-$model.log"
-			cp "build/vm/$KVER/sqlite-bench/events.txt" "$out/events-$run-$model.txt"
+			vmrun "$out/events-$run-$model.txt" bench/sqlite/sqlite-bench.sh \
+				"$(append 1 "$run" "$OPS" "$model")" || rc=1
+			tail -n 1 "$out/events-$run-$model.txt.log"
 		done
 	done
 	python3 bench/sqlite/report.py --kver "$KVER" --cmd "$cmd" --events "$out"/events-*.txt \
@@ -71,11 +86,11 @@ quick)
 	mkdir -p "$out"
 	sed -e 's/^# vm-timeout: .*/# vm-timeout: 900/' bench/sqlite/sqlite-bench.sh \
 		>"$out/sqlite-bench-quick.sh"
-	MOBIO_VM_APPEND="$(append 1 1 "$OPS" flash)" \
-		python3 tests/vm/run.py test --kver "$KVER" "$out/sqlite-bench-quick.sh" || rc=1
+	vmrun "$out/quick-events.txt" "$out/sqlite-bench-quick.sh" "$(append 1 1 "$OPS" flash)" || rc=1
+	grep -E '^(PASS|FAIL) ' "$out/quick-events.txt.log"
 	python3 bench/sqlite/report.py --kver "$KVER" \
 		--cmd "make bench-sqlite-quick KVER=$KVER" \
-		--events "build/vm/$KVER/sqlite-bench-quick/events.txt" \
+		--events "$out/quick-events.txt" \
 		--csv "$out/quick.csv" --workdir "$out" || rc=1
 	;;
 *)

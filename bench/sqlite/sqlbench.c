@@ -19,10 +19,20 @@
  *	wal-full     journal_mode=WAL, synchronous=FULL (the paper's baseline)
  *	wal-normal   journal_mode=WAL, synchronous=NORMAL
  *	delete-full  journal_mode=DELETE, synchronous=FULL
- *	ppcache      VFS ppcache, threshold=0: every commit flushed (plain pPCache)
+ *	ppcache      VFS ppcache, threshold=0: every commit flushed, with an
+ *	             fdatasync (plain pPCache, the conservative reading)
+ *	ppcache-wt   the same with writethrough=1: every commit's pages written
+ *	             into the file, the fdatasync batched (the paper's reading:
+ *	             the persistent page cache stands in for the fsync)
  *	lazy5        VFS ppcache, threshold=5: LazyFlush as in the paper
  *	lazyinf      VFS ppcache, threshold=-1: LazyFlush never flushes
  *	memory       ":memory:" database (the upper bound)
+ *	nosync       the file with journal_mode=MEMORY, synchronous=OFF: no
+ *	             durability at all; a diagnostic that shows what a file
+ *	             database costs over :memory: without any I/O wait
+ *	lazyinf-excl lazyinf with locking_mode=EXCLUSIVE: a diagnostic without
+ *	             the pager's per-transaction lock and change-counter work,
+ *	             which a :memory: database never does
  *
  * Within a run, every case runs every mode back to back (the mode order
  * rotates from run to run), so a mode and its baseline are measured minutes,
@@ -97,18 +107,23 @@ struct sb_mode {
 	const char *journal;	/* PRAGMA journal_mode, NULL: the VFS's choice */
 	const char *sync;	/* PRAGMA synchronous */
 	int threshold;		/* ppcache LazyFlush threshold, or SB_NOT_PPCACHE */
+	bool writethrough;	/* ppcache writethrough=1 */
+	bool exclusive;		/* PRAGMA locking_mode=EXCLUSIVE */
 	bool memory;
 	bool skip;		/* could not open: not run again */
 };
 
 static struct sb_mode sb_modes[] = {
-	{ "wal-full",    "WAL",    "FULL",   SB_NOT_PPCACHE, false, false },
-	{ "wal-normal",  "WAL",    "NORMAL", SB_NOT_PPCACHE, false, false },
-	{ "delete-full", "DELETE", "FULL",   SB_NOT_PPCACHE, false, false },
-	{ "ppcache",     NULL,     "FULL",   0,              false, false },
-	{ "lazy5",       NULL,     "FULL",   5,              false, false },
-	{ "lazyinf",     NULL,     "FULL",   -1,             false, false },
-	{ "memory",      NULL,     "OFF",    SB_NOT_PPCACHE, true,  false },
+	{ "wal-full",     "WAL",    "FULL",   SB_NOT_PPCACHE, false, false, false, false },
+	{ "wal-normal",   "WAL",    "NORMAL", SB_NOT_PPCACHE, false, false, false, false },
+	{ "delete-full",  "DELETE", "FULL",   SB_NOT_PPCACHE, false, false, false, false },
+	{ "ppcache",      NULL,     "FULL",   0,              false, false, false, false },
+	{ "ppcache-wt",   NULL,     "FULL",   0,              true,  false, false, false },
+	{ "lazy5",        NULL,     "FULL",   5,              false, false, false, false },
+	{ "lazyinf",      NULL,     "FULL",   -1,             false, false, false, false },
+	{ "memory",       NULL,     "OFF",    SB_NOT_PPCACHE, false, false, true,  false },
+	{ "nosync",       "MEMORY", "OFF",    SB_NOT_PPCACHE, false, false, false, false },
+	{ "lazyinf-excl", NULL,     "FULL",   -1,             false, true,  false, false },
 };
 
 #define SB_NR_MODES	((int)(sizeof(sb_modes) / sizeof(sb_modes[0])))
@@ -303,8 +318,8 @@ static sqlite3 *sb_open(const struct sb_mode *m, const char *path, char *why,
 	if (m->memory)
 		snprintf(uri, sizeof(uri), ":memory:");
 	else if (m->threshold != SB_NOT_PPCACHE)
-		snprintf(uri, sizeof(uri), "file:%s?vfs=ppcache&threshold=%d", path,
-			 m->threshold);
+		snprintf(uri, sizeof(uri), "file:%s?vfs=ppcache&threshold=%d%s", path,
+			 m->threshold, m->writethrough ? "&writethrough=1" : "");
 	else
 		snprintf(uri, sizeof(uri), "file:%s", path);
 	if (m->threshold != SB_NOT_PPCACHE && !sqlite3_vfs_find("ppcache")) {
@@ -333,6 +348,8 @@ static sqlite3 *sb_open(const struct sb_mode *m, const char *path, char *why,
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s", m->sync);
 	sb_exec(db, sql);
+	if (m->exclusive)
+		sb_exec(db, "PRAGMA locking_mode=EXCLUSIVE");
 	why[0] = '\0';
 	return db;
 }
@@ -584,7 +601,8 @@ static void sb_usage(void)
 		"                [--rows N] [--ops N] [--seed N] [--modes a,b,...]\n"
 		"                [--cases a,b,...] [--ext LIBPPCACHE.so]\n"
 		"       sqlbench --probe DIR [N]\n"
-		"modes: wal-full wal-normal delete-full ppcache lazy5 lazyinf memory\n"
+		"modes: wal-full wal-normal delete-full ppcache ppcache-wt lazy5 lazyinf memory nosync\n"
+		"       lazyinf-excl\n"
 		"cases: seq-insert rand-insert seq-update rand-update seq-delete rand-delete\n");
 	exit(2);
 }
