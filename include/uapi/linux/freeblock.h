@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * Freeblock: background I/O issued only when the foreground leaves a block
+ * device idle (after Lumb, Schindler, Ganger, "Freeblock scheduling outside
+ * of disk firmware", FAST'02/'04). Module freeblock.ko.
+ *
+ * Two interfaces:
+ *
+ * 1. The "freeblock" generic netlink family (conventions: <linux/mobio.h>).
+ *    FREEBLOCK_CMD_GET_STATS with MOBIO_A_DEV_NAME (a disk as in /sys/block,
+ *    "vdb") answers with MOBIO_A_DEV_NAME and MOBIO_A_STATS; -ENODEV when
+ *    freeblock never had a task on that disk. Any user may read counters.
+ *
+ * 2. /dev/freeblock, for one background read task per open file:
+ *    FB_IOC_SCRUB registers it on a block device the caller opened for
+ *    reading (the fd is passed, so the device's permissions decide who may
+ *    read it); mmap() then maps the ring (struct fb_ring_hdr, the
+ *    descriptors, the data slots) read-only; poll() reports POLLIN when
+ *    descriptors are waiting and POLLHUP when the task has ended. The
+ *    consumer reads descriptors from hdr->tail to hdr->head (each names
+ *    the slot holding its block), then stores the new tail with
+ *    FB_IOC_CONSUME, which frees those slots.
+ *
+ * Counters (MOBIO_STAT_A_NAME):
+ *   tasks               tasks registered on the disk
+ *   tasks_active        tasks not ended yet
+ *   blocks_done         background blocks completed (errors included)
+ *   blocks_failed       background blocks completed with an error
+ *   bytes_done          bytes of the completed blocks
+ *   idle_time_ns        device time used by blocks issued in idle time
+ *   fg_requests         foreground requests seen (issued) on the disk
+ *   fg_delayed          foreground requests issued while a background
+ *                       request was in flight (could have waited for it)
+ *   bg_issued_idle      background blocks issued because the disk was idle
+ *   bg_issued_floor     background blocks issued by a task's rate floor
+ *   bg_issued_promoted  background blocks issued for promoted tasks
+ *   promotions          fb_promote() calls that promoted a task
+ *   aborts              tasks aborted (fb_abort, close, rmmod, removal)
+ *   bg_inflight         background bios in flight now
+ *   fg_inflight         foreground requests in flight now (as seen)
+ *   idle_window_us      the idle window now (adapts to service time)
+ *   service_ns          mean background service time (EWMA)
+ */
+#ifndef _UAPI_LINUX_FREEBLOCK_H
+#define _UAPI_LINUX_FREEBLOCK_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include <linux/mobio.h>
+
+#define FREEBLOCK_GENL_NAME	"freeblock"
+#define FREEBLOCK_DEV_NAME	"freeblock"	/* /dev/freeblock */
+
+/**
+ * enum freeblock_cmd - generic netlink commands of the "freeblock" family
+ * @FREEBLOCK_CMD_UNSPEC: invalid
+ * @FREEBLOCK_CMD_GET_STATS: counters of one disk; request: MOBIO_A_DEV_NAME;
+ *	reply: MOBIO_A_DEV_NAME, MOBIO_A_STATS. -ENODEV when freeblock has no
+ *	record of the disk.
+ * @__FREEBLOCK_CMD_MAX: one past the last command
+ * @FREEBLOCK_CMD_MAX: the last command
+ */
+enum freeblock_cmd {
+	FREEBLOCK_CMD_UNSPEC,
+	FREEBLOCK_CMD_GET_STATS = MOBIO_CMD_GET_STATS,
+	__FREEBLOCK_CMD_MAX,
+	FREEBLOCK_CMD_MAX = __FREEBLOCK_CMD_MAX - 1,
+};
+
+/**
+ * enum freeblock_attr - attributes of the "freeblock" family: only the
+ * common ones of enum mobio_common_attr so far; its own start at
+ * MOBIO_A_FAMILY_BASE.
+ * @__FREEBLOCK_A_MAX: one past the last attribute
+ * @FREEBLOCK_A_MAX: the last attribute
+ */
+enum freeblock_attr {
+	__FREEBLOCK_A_MAX = MOBIO_A_FAMILY_BASE,
+	FREEBLOCK_A_MAX = __FREEBLOCK_A_MAX - 1,
+};
+
+/* --- /dev/freeblock ------------------------------------------------------ */
+
+#define FB_BLKSIZE_MIN		512U		/* bytes */
+#define FB_BLKSIZE_MAX		(1U << 20)	/* bytes */
+#define FB_SLOTS_MAX		4096U
+#define FB_RING_BYTES_MAX	(64U << 20)	/* slots * blksize */
+
+/**
+ * struct fb_scrub_req - FB_IOC_SCRUB: register a background read task
+ * @fd: in, a block device opened for reading by the caller
+ * @blksize: in, bytes per block: a power of two, FB_BLKSIZE_MIN to
+ *	FB_BLKSIZE_MAX and a multiple of the device's logical block size
+ * @start: in, first byte of the range; a multiple of @blksize
+ * @len: in, bytes; 0 means to the end of the device; the range is cut at
+ *	the end of the device and must not be empty
+ * @nslots: in, data slots in the ring, 1 to FB_SLOTS_MAX, nslots * blksize
+ *	at most FB_RING_BYTES_MAX
+ * @floor_kbps: in, rate floor in KiB/s (0: none): a block is issued even
+ *	when the disk is busy if none was for blksize / floor seconds
+ * @ceiling_kbps: in, rate ceiling in KiB/s (0: none)
+ * @flags: in, must be 0
+ * @id: out, the task id (for logs), > 0; must be 0 on input
+ * @__pad: must be 0
+ * @nblocks: out, blocks in the task (block n covers start + n * blksize);
+ *	must be 0 on input
+ * @ring_bytes: out, bytes to mmap() at offset 0; must be 0 on input
+ */
+struct fb_scrub_req {
+	__s32 fd;
+	__u32 blksize;
+	__u64 start;
+	__u64 len;
+	__u32 nslots;
+	__u32 floor_kbps;
+	__u32 ceiling_kbps;
+	__u32 flags;
+	__u32 id;
+	__u32 __pad;
+	__u64 nblocks;
+	__u64 ring_bytes;
+};
+
+/**
+ * struct fb_ring_hdr - first page of the mapping (kernel-written, read-only)
+ * @magic: FB_RING_MAGIC
+ * @nslots: number of descriptors and of data slots
+ * @slot_bytes: bytes per data slot (the task's blksize)
+ * @desc_off: offset of the descriptor array (struct fb_desc[nslots])
+ * @data_off: offset of slot 0; slot s is at data_off + s * slot_bytes
+ * @head: descriptors produced; the kernel stores it after the descriptor
+ * @tail: descriptors consumed, as last told by FB_IOC_CONSUME
+ * @state: FB_STATE_*
+ * @result: 0 when the task completed, else a negative errno (-ECANCELED,
+ *	-ENODEV) once @state is FB_STATE_ENDED
+ * @blocks_done: blocks delivered
+ * @blocks_failed: blocks delivered with an error status
+ * @nblocks: blocks in the task
+ */
+struct fb_ring_hdr {
+	__u32 magic;
+	__u32 nslots;
+	__u32 slot_bytes;
+	__u32 desc_off;
+	__u64 data_off;
+	__u32 head;
+	__u32 tail;
+	__u32 state;
+	__s32 result;
+	__u64 blocks_done;
+	__u64 blocks_failed;
+	__u64 nblocks;
+};
+
+#define FB_RING_MAGIC		0x46424c4bU	/* "FBLK" */
+#define FB_STATE_RUNNING	1
+#define FB_STATE_ENDED		2
+
+/**
+ * struct fb_desc - one completed block, in ring order
+ * @lbn: block number in the task (byte start + lbn * blksize)
+ * @status: 0, or a negative errno (-EIO: unreadable)
+ * @slot: data slot holding the block
+ */
+struct fb_desc {
+	__u64 lbn;
+	__s32 status;
+	__u32 slot;
+};
+
+#define FB_IOC_MAGIC	0xfb
+#define FB_IOC_SCRUB	_IOWR(FB_IOC_MAGIC, 1, struct fb_scrub_req)
+/* Argument: the new tail (__u32, by value), between tail and head. */
+#define FB_IOC_CONSUME	_IO(FB_IOC_MAGIC, 2)
+/* Abort the file's task: ends with result -ECANCELED. */
+#define FB_IOC_ABORT	_IO(FB_IOC_MAGIC, 3)
+/* Promote the file's task: issued without waiting for idle time. */
+#define FB_IOC_PROMOTE	_IO(FB_IOC_MAGIC, 4)
+
+#endif /* _UAPI_LINUX_FREEBLOCK_H */

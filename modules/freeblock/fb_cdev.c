@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Freeblock: /dev/freeblock, the API for processes (see
+ * include/uapi/linux/freeblock.h). One background read task per open file:
+ * FB_IOC_SCRUB takes the fd of a block device the caller opened for
+ * reading, so the device's own permissions decide who may scrub it. Blocks
+ * land in a vmalloc'd ring that the process maps read-only: the kernel
+ * takes a free data slot when a block is issued (getbuffer), writes a
+ * descriptor when it completes and wakes poll(); FB_IOC_CONSUME returns
+ * slots. A full ring stalls the task, nothing is dropped.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include "fb_compat.h"
+#include "fb_internal.h"
+
+/**
+ * struct fb_file - one open /dev/freeblock
+ * @lock: serializes the ioctls and mmap (registration state)
+ * @id: the task, valid when @registered
+ * @registered: FB_IOC_SCRUB succeeded
+ * @bdev_file: the caller's block device file, held until the task ends
+ * @ring: vmalloc_user() memory: header page, descriptors, data slots
+ * @ring_bytes: its size
+ * @hdr: @ring's header
+ * @desc: the descriptor array
+ * @data: slot 0
+ * @nslots: descriptors and slots
+ * @slot_bytes: bytes per slot (the block size)
+ * @ring_lock: protects @used, @desc_slot, @head, @tail and the ring
+ * @used: slots holding a block not yet consumed
+ * @desc_slot: the slot of each descriptor, the kernel's own copy
+ * @head: descriptors produced
+ * @tail: descriptors consumed
+ * @ended: the final callback came
+ * @wait: poll() waiters
+ * @done: completed by the final callback; release() waits for it
+ */
+struct fb_file {
+	struct mutex lock;		/* registration, ioctls, mmap */
+	int id;
+	bool registered;
+	struct file *bdev_file;
+	void *ring;
+	size_t ring_bytes;
+	struct fb_ring_hdr *hdr;
+	struct fb_desc *desc;
+	u8 *data;
+	u32 nslots;
+	u32 slot_bytes;
+
+	spinlock_t ring_lock;		/* slots, head, tail, ring */
+	unsigned long *used;
+	u32 *desc_slot;
+	u32 head;
+	u32 tail;
+	bool ended;
+
+	wait_queue_head_t wait;
+	struct completion done;
+};
+
+static void *fb_cdev_getbuffer(void *ctx, u64 lbn, u32 len)
+{
+	struct fb_file *f = ctx;
+	unsigned long slot;
+
+	spin_lock(&f->ring_lock);
+	slot = find_first_zero_bit(f->used, f->nslots);
+	if (slot < f->nslots)
+		__set_bit(slot, f->used);
+	spin_unlock(&f->ring_lock);
+	return slot < f->nslots ? f->data + slot * f->slot_bytes : NULL;
+}
+
+static void fb_cdev_callback(void *ctx, u64 lbn, void *buf, int status)
+{
+	struct fb_file *f = ctx;
+	u32 idx;
+
+	if (lbn == FB_LBN_END) {
+		spin_lock(&f->ring_lock);
+		WRITE_ONCE(f->hdr->result, status);
+		smp_wmb();	/* result before state */
+		WRITE_ONCE(f->hdr->state, FB_STATE_ENDED);
+		f->ended = true;
+		spin_unlock(&f->ring_lock);
+		wake_up_interruptible_poll(&f->wait, EPOLLHUP);
+		complete(&f->done);	/* f may be freed after this */
+		return;
+	}
+	spin_lock(&f->ring_lock);
+	idx = f->head % f->nslots;
+	f->desc[idx].lbn = lbn;
+	f->desc[idx].status = status;
+	f->desc[idx].slot = ((u8 *)buf - f->data) / f->slot_bytes;
+	f->desc_slot[idx] = f->desc[idx].slot;
+	f->hdr->blocks_done++;
+	if (status)
+		f->hdr->blocks_failed++;
+	smp_wmb();	/* descriptor before head */
+	f->head++;
+	WRITE_ONCE(f->hdr->head, f->head);
+	spin_unlock(&f->ring_lock);
+	wake_up_interruptible_poll(&f->wait, EPOLLIN | EPOLLRDNORM);
+}
+
+static void fb_file_free_ring(struct fb_file *f)
+{
+	vfree(f->ring);
+	f->ring = NULL;
+	bitmap_free(f->used);
+	f->used = NULL;
+	kfree(f->desc_slot);
+	f->desc_slot = NULL;
+	if (f->bdev_file)
+		fput(f->bdev_file);
+	f->bdev_file = NULL;
+}
+
+/* Caller holds f->lock: end the task (if any) and wait for its end. */
+static void fb_file_end_task(struct fb_file *f)
+{
+	if (!f->registered)
+		return;
+	fb_abort(f->id);
+	wait_for_completion(&f->done);
+	WRITE_ONCE(f->registered, false);
+}
+
+static int fb_file_alloc_ring(struct fb_file *f, u32 nslots, u32 blksize)
+{
+	size_t desc_off = PAGE_SIZE;
+	size_t data_off = desc_off + PAGE_ALIGN(nslots * sizeof(struct fb_desc));
+
+	f->ring_bytes = data_off + (size_t)nslots * blksize;
+	f->ring = vmalloc_user(f->ring_bytes);
+	f->used = bitmap_zalloc(nslots, GFP_KERNEL);
+	f->desc_slot = kcalloc(nslots, sizeof(*f->desc_slot), GFP_KERNEL);
+	if (!f->ring || !f->used || !f->desc_slot)
+		return -ENOMEM;
+	f->hdr = f->ring;
+	f->desc = f->ring + desc_off;
+	f->data = f->ring + data_off;
+	f->nslots = nslots;
+	f->slot_bytes = blksize;
+	f->head = 0;
+	f->tail = 0;
+	f->ended = false;
+	f->hdr->magic = FB_RING_MAGIC;
+	f->hdr->nslots = nslots;
+	f->hdr->slot_bytes = blksize;
+	f->hdr->desc_off = desc_off;
+	f->hdr->data_off = data_off;
+	f->hdr->state = FB_STATE_RUNNING;
+	return 0;
+}
+
+/* The checks a task's registration would make, before the ring exists. */
+static int fb_scrub_check(const struct fb_scrub_req *req,
+			  struct block_device *bdev, u64 *nblocks)
+{
+	u64 size = bdev_nr_bytes(bdev), len;
+
+	if (req->flags || req->__pad || req->id || req->nblocks ||
+	    req->ring_bytes)
+		return -EINVAL;
+	if (!req->nslots || req->nslots > FB_SLOTS_MAX)
+		return -EINVAL;
+	if (!is_power_of_2(req->blksize) || req->blksize < FB_BLKSIZE_MIN ||
+	    req->blksize > FB_BLKSIZE_MAX ||
+	    req->blksize % bdev_logical_block_size(bdev))
+		return -EINVAL;
+	if ((u64)req->nslots * req->blksize > FB_RING_BYTES_MAX)
+		return -EINVAL;
+	if (req->start % req->blksize || req->start >= size)
+		return -EINVAL;
+	len = min(req->len ? req->len : U64_MAX, size - req->start);
+	if (len < req->blksize)
+		return -EINVAL;
+	if (req->floor_kbps && req->ceiling_kbps &&
+	    req->floor_kbps > req->ceiling_kbps)
+		return -EINVAL;
+	*nblocks = div_u64(len, req->blksize);
+	return 0;
+}
+
+static long fb_ioc_scrub(struct fb_file *f, struct fb_scrub_req __user *ureq)
+{
+	struct fb_scrub_req req;
+	struct block_device *bdev;
+	struct fb_range range;
+	struct fb_rate rate;
+	struct file *bf;
+	u64 nblocks;
+	int ret;
+
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (f->registered)
+		return -EBUSY;
+	bf = fget(req.fd);
+	if (!bf)
+		return -EBADF;
+	if (!S_ISBLK(file_inode(bf)->i_mode)) {
+		ret = -ENOTBLK;
+		goto err_fput;
+	}
+	if (!(bf->f_mode & FMODE_READ)) {
+		ret = -EACCES;
+		goto err_fput;
+	}
+	bdev = I_BDEV(bf->f_mapping->host);
+	ret = fb_scrub_check(&req, bdev, &nblocks);
+	if (ret)
+		goto err_fput;
+	f->bdev_file = bf;
+	ret = fb_file_alloc_ring(f, req.nslots, req.blksize);
+	if (ret)
+		goto err_free;
+	f->hdr->nblocks = nblocks;
+
+	range.start = req.start;
+	range.len = req.len ? req.len : U64_MAX;
+	rate.floor_kbps = req.floor_kbps;
+	rate.ceiling_kbps = req.ceiling_kbps;
+	reinit_completion(&f->done);
+	ret = fb_read(bdev, &range, req.blksize, fb_cdev_callback,
+		      fb_cdev_getbuffer, f, &rate);
+	if (ret < 0)
+		goto err_free;
+	f->id = ret;
+	WRITE_ONCE(f->registered, true);
+
+	req.id = f->id;
+	req.nblocks = nblocks;
+	req.ring_bytes = f->ring_bytes;
+	if (copy_to_user(ureq, &req, sizeof(req))) {
+		ret = -EFAULT;
+		fb_file_end_task(f);
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	fb_file_free_ring(f);
+	return ret;
+err_fput:
+	fput(bf);
+	return ret;
+}
+
+static long fb_ioc_consume(struct fb_file *f, unsigned long arg)
+{
+	u32 tail = arg;
+
+	if (!f->registered)
+		return -EINVAL;
+	if (arg > U32_MAX)
+		return -EINVAL;
+	spin_lock(&f->ring_lock);
+	if (tail - f->tail > f->head - f->tail) {
+		spin_unlock(&f->ring_lock);
+		return -EINVAL;
+	}
+	for (; f->tail != tail; f->tail++)
+		__clear_bit(f->desc_slot[f->tail % f->nslots], f->used);
+	WRITE_ONCE(f->hdr->tail, f->tail);
+	spin_unlock(&f->ring_lock);
+	fb_kick(f->id);	/* -ENOENT once the task has ended: harmless */
+	return 0;
+}
+
+static long fb_cdev_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	struct fb_file *f = file->private_data;
+	long ret;
+
+	mutex_lock(&f->lock);
+	switch (cmd) {
+	case FB_IOC_SCRUB:
+		ret = fb_ioc_scrub(f, (struct fb_scrub_req __user *)arg);
+		break;
+	case FB_IOC_CONSUME:
+		ret = fb_ioc_consume(f, arg);
+		break;
+	case FB_IOC_ABORT:
+		ret = f->registered ? fb_abort(f->id) : -EINVAL;
+		break;
+	case FB_IOC_PROMOTE:
+		ret = f->registered ? fb_promote(f->id) : -EINVAL;
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+static __poll_t fb_cdev_poll(struct file *file, poll_table *pt)
+{
+	struct fb_file *f = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &f->wait, pt);
+	if (!READ_ONCE(f->registered))
+		return EPOLLERR;
+	spin_lock(&f->ring_lock);
+	if (f->head != f->tail)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (f->ended)
+		mask |= EPOLLHUP;
+	spin_unlock(&f->ring_lock);
+	return mask;
+}
+
+static int fb_cdev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct fb_file *f = file->private_data;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	int ret;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	mutex_lock(&f->lock);
+	if (!f->registered) {
+		ret = -EINVAL;
+	} else if (vma->vm_pgoff || len > PAGE_ALIGN(f->ring_bytes)) {
+		ret = -EINVAL;
+	} else {
+		mobio_vm_flags_clear(vma, VM_MAYWRITE);
+		ret = remap_vmalloc_range(vma, f->ring, 0);
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+static int fb_cdev_open(struct inode *inode, struct file *file)
+{
+	struct fb_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	spin_lock_init(&f->ring_lock);
+	init_waitqueue_head(&f->wait);
+	init_completion(&f->done);
+	file->private_data = f;
+	return nonseekable_open(inode, file);
+}
+
+static int fb_cdev_release(struct inode *inode, struct file *file)
+{
+	struct fb_file *f = file->private_data;
+
+	mutex_lock(&f->lock);
+	fb_file_end_task(f);
+	fb_file_free_ring(f);
+	mutex_unlock(&f->lock);
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations fb_cdev_fops = {
+	.owner = THIS_MODULE,
+	.open = fb_cdev_open,
+	.release = fb_cdev_release,
+	.unlocked_ioctl = fb_cdev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = fb_cdev_poll,
+	.mmap = fb_cdev_mmap,
+};
+
+static struct miscdevice fb_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = FREEBLOCK_DEV_NAME,
+	.fops = &fb_cdev_fops,
+	/* Anyone: what may be read is decided by the device fd passed in. */
+	.mode = 0666,
+};
+
+/**
+ * fb_cdev_init() - create /dev/freeblock
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno from misc_register().
+ */
+int fb_cdev_init(void)
+{
+	return misc_register(&fb_miscdev);
+}
+
+/**
+ * fb_cdev_exit() - remove /dev/freeblock (no file is open: each holds a
+ * module reference)
+ *
+ * Context: module exit or init failure.
+ */
+void fb_cdev_exit(void)
+{
+	misc_deregister(&fb_miscdev);
+}

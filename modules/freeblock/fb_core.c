@@ -1,0 +1,1080 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Freeblock: a queue of registered background tasks per disk, issued only
+ * when the foreground leaves the disk idle. Foreground I/O is seen through
+ * the block tracepoints block_rq_issue, block_rq_complete and
+ * block_rq_requeue, so it works under every elevator (and with none): a
+ * disk is idle when no foreground request is in flight and none was issued
+ * or completed for the idle window, which adapts to the disk's service
+ * time (idle_mult times the mean background service time, between
+ * idle_min_us and idle_max_us). Background bios carry IOPRIO_CLASS_IDLE
+ * and REQ_NOMERGE, end in fb_bio_end_io() (how the probes tell them from
+ * the foreground), and at most `depth` are in flight per disk. A task's
+ * rate floor issues a block even on a busy disk when none was issued for
+ * blksize / floor; its ceiling paces it even on an idle disk; a promoted
+ * task is issued at once with best-effort priority.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/delay.h>
+#include <linux/blk-mq.h>
+#include <linux/highmem.h>
+#include <linux/ioprio.h>
+#include <linux/kref.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+#include <linux/xarray.h>
+#include "fb_internal.h"
+
+/* --- Tunables ------------------------------------------------------------ */
+
+/**
+ * struct fb_uint_param - a module parameter with its accepted range
+ * @val: the value
+ * @min: smallest accepted
+ * @max: largest accepted
+ */
+struct fb_uint_param {
+	unsigned int val;
+	unsigned int min;
+	unsigned int max;
+};
+
+static int fb_param_set(const char *s, const struct kernel_param *kp)
+{
+	struct fb_uint_param *p = kp->arg;
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(s, 0, &v);
+	if (ret)
+		return ret;
+	if (v < p->min || v > p->max)
+		return -EINVAL;
+	WRITE_ONCE(p->val, v);
+	return 0;
+}
+
+static int fb_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct fb_uint_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(p->val));
+}
+
+static const struct kernel_param_ops fb_uint_ops = {
+	.set = fb_param_set,
+	.get = fb_param_get,
+};
+
+/* Two in flight keep a disk busy between completions; 64 is a queue. */
+static struct fb_uint_param fb_depth = { .val = 2, .min = 1, .max = 64 };
+module_param_cb(depth, &fb_uint_ops, &fb_depth, 0644);
+MODULE_PARM_DESC(depth, "background bios in flight per disk, at most (1-64, default 2)");
+
+/* A gap shorter than a few service times is the foreground thinking. */
+static struct fb_uint_param fb_idle_min_us = {
+	.val = 2000, .min = 10, .max = 10000000 };
+module_param_cb(idle_min_us, &fb_uint_ops, &fb_idle_min_us, 0644);
+MODULE_PARM_DESC(idle_min_us, "idle window, shortest, us (10-10000000, default 2000)");
+
+static struct fb_uint_param fb_idle_max_us = {
+	.val = 50000, .min = 10, .max = 10000000 };
+module_param_cb(idle_max_us, &fb_uint_ops, &fb_idle_max_us, 0644);
+MODULE_PARM_DESC(idle_max_us, "idle window, longest, us (10-10000000, default 50000)");
+
+static struct fb_uint_param fb_idle_mult = { .val = 4, .min = 0, .max = 1000 };
+module_param_cb(idle_mult, &fb_uint_ops, &fb_idle_mult, 0644);
+MODULE_PARM_DESC(idle_mult, "idle window = idle_mult x mean background service time, clamped to idle_min_us..idle_max_us (0-1000, default 4)");
+
+static struct fb_uint_param fb_max_tasks = {
+	.val = 256, .min = 1, .max = 65536 };
+module_param_cb(max_tasks, &fb_uint_ops, &fb_max_tasks, 0644);
+MODULE_PARM_DESC(max_tasks, "tasks per disk, at most (1-65536, default 256)");
+
+/* A foreground count that has not moved for this long is stale. */
+#define FB_FG_STALE_NS		(5ULL * NSEC_PER_SEC)
+/* A task whose getbuffer said "no buffer" is retried after this. */
+#define FB_STALL_RETRY_NS	(10ULL * NSEC_PER_MSEC)
+
+/* --- Tasks --------------------------------------------------------------- */
+
+enum fb_task_state {
+	FB_TASK_ACTIVE,
+	FB_TASK_ENDING,		/* aborted: issue nothing more */
+	FB_TASK_ENDED,		/* final callback made */
+};
+
+/**
+ * struct fb_task - one registered background task
+ * @id: its id, key of fb_tasks
+ * @ref: references: fb_tasks' entry until it ends, one per bio in flight,
+ *	one per caller of fb_task_get()
+ * @node: in disk->tasks, under disk->lock
+ * @disk: the disk it is on
+ * @bdev: the device (or partition) it reads or writes; the client keeps it
+ *	open until the final callback
+ * @op: REQ_OP_READ or REQ_OP_WRITE
+ * @start: first byte on @bdev
+ * @blksize: bytes per block
+ * @nblocks: blocks in the task
+ * @next: next block to issue (under disk->lock)
+ * @done: blocks completed (under disk->lock)
+ * @inflight: blocks issued and not completed (under disk->lock)
+ * @state: enum fb_task_state (under disk->lock)
+ * @result: final status once ENDING or all done
+ * @promoted: issue without waiting for idle time
+ * @floor_kbps: rate floor, KiB/s (0: none)
+ * @ceiling_kbps: rate ceiling, KiB/s (0: none)
+ * @floor_due_ns: when the floor forces the next block
+ * @ceil_next_ns: first time the ceiling allows the next block
+ * @stall_until_ns: getbuffer had no buffer: skip until then or fb_kick()
+ * @callback: per block and final
+ * @getbuffer: the late buffer binding
+ * @ctx: the client's context
+ */
+struct fb_task {
+	int id;
+	struct kref ref;
+	struct list_head node;
+	struct fb_disk *disk;
+	struct block_device *bdev;
+	enum req_op op;
+	u64 start;
+	u32 blksize;
+	u64 nblocks;
+	u64 next;
+	u64 done;
+	unsigned int inflight;
+	enum fb_task_state state;
+	int result;
+	bool promoted;
+	u32 floor_kbps;
+	u32 ceiling_kbps;
+	u64 floor_due_ns;
+	u64 ceil_next_ns;
+	u64 stall_until_ns;
+	fb_callback_t callback;
+	fb_getbuffer_t getbuffer;
+	void *ctx;
+};
+
+/**
+ * struct fb_io - one background block in flight
+ * @task: its task (holds a reference)
+ * @lbn: block number in the task
+ * @buf: the buffer getbuffer gave
+ * @submit_ns: ktime_get_ns() at submission
+ * @idle: issued in idle time (counts toward idle_time_ns)
+ * @status: errno of the completion
+ * @work: runs the callback in process context
+ */
+struct fb_io {
+	struct fb_task *task;
+	u64 lbn;
+	void *buf;
+	u64 submit_ns;
+	bool idle;
+	int status;
+	struct work_struct work;
+};
+
+struct workqueue_struct *fb_wq;
+
+/* Disks: the list for walks, the xarray (by dev_t) for the probes. */
+static LIST_HEAD(fb_disks);
+static DEFINE_MUTEX(fb_disks_lock);
+static DEFINE_XARRAY(fb_disk_xa);
+/* Tasks by id. */
+static DEFINE_XARRAY_ALLOC1(fb_tasks);
+/* Set at rmmod: registration fails with -ENODEV. */
+static bool fb_exiting;
+
+static inline void fb_count(struct fb_disk *d, enum fb_stat_id id, u64 n)
+{
+	atomic64_add(n, &d->stats[id]);
+}
+
+static u64 fb_idle_window_ns(struct fb_disk *d)
+{
+	u64 lo = READ_ONCE(fb_idle_min_us.val) * NSEC_PER_USEC;
+	u64 hi = READ_ONCE(fb_idle_max_us.val) * NSEC_PER_USEC;
+	u64 w = READ_ONCE(fb_idle_mult.val) *
+		(u64)atomic64_read(&d->service_ns);
+
+	if (lo > hi)
+		swap(lo, hi);
+	return clamp(w, lo, hi);
+}
+
+/* Wake the issuer at @when_ns (CLOCK_MONOTONIC) unless it wakes sooner. */
+static void fb_disk_arm(struct fb_disk *d, u64 when_ns)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&d->timer_lock, flags);
+	if (!hrtimer_is_queued(&d->timer) ||
+	    when_ns < ktime_to_ns(hrtimer_get_expires(&d->timer)))
+		hrtimer_start(&d->timer, ns_to_ktime(when_ns),
+			      HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&d->timer_lock, flags);
+}
+
+static enum hrtimer_restart fb_disk_timer_fn(struct hrtimer *t)
+{
+	struct fb_disk *d = container_of(t, struct fb_disk, timer);
+
+	queue_work(fb_wq, &d->work);
+	return HRTIMER_NORESTART;
+}
+
+static void fb_task_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct fb_task, ref));
+}
+
+static void fb_task_put(struct fb_task *t)
+{
+	kref_put(&t->ref, fb_task_release);
+}
+
+/* The task @id with a reference, or NULL. */
+static struct fb_task *fb_task_get(int id)
+{
+	struct fb_task *t;
+
+	xa_lock(&fb_tasks);
+	t = id > 0 ? xa_load(&fb_tasks, id) : NULL;
+	if (t)
+		kref_get(&t->ref);
+	xa_unlock(&fb_tasks);
+	return t;
+}
+
+/* Caller holds d->lock. Stop issuing @t; the issuer ends it. */
+static bool fb_task_end_locked(struct fb_task *t, int result)
+{
+	if (t->state != FB_TASK_ACTIVE || t->done >= t->nblocks)
+		return false;
+	t->state = FB_TASK_ENDING;
+	t->result = result;
+	fb_count(t->disk, FB_STAT_ABORTS, 1);
+	return true;
+}
+
+/* --- Foreground detection: the block tracepoints ------------------------- */
+
+static void fb_bio_end_io(struct bio *bio);
+
+/* Our requests: REQ_NOMERGE keeps others' bios out of them. */
+static bool fb_rq_is_bg(struct request *rq)
+{
+	return rq->bio && rq->bio->bi_end_io == fb_bio_end_io;
+}
+
+static struct fb_disk *fb_rq_disk(struct request *rq)
+{
+	struct gendisk *disk = rq->q->disk;
+
+	if (!disk || fb_rq_is_bg(rq))
+		return NULL;
+	return xa_load(&fb_disk_xa, disk_devt(disk));
+}
+
+static void fb_probe_issue(void *data, struct request *rq)
+{
+	struct fb_disk *d = fb_rq_disk(rq);
+
+	if (!d)
+		return;
+	atomic_inc(&d->fg_inflight);
+	atomic64_set(&d->last_fg_ns, ktime_get_ns());
+	fb_count(d, FB_STAT_FG_REQUESTS, 1);
+	if (atomic_read(&d->bg_inflight))
+		fb_count(d, FB_STAT_FG_DELAYED, 1);
+}
+
+static void fb_probe_fg_done(struct fb_disk *d)
+{
+	u64 now = ktime_get_ns();
+
+	atomic64_set(&d->last_fg_ns, now);
+	if (atomic_dec_if_positive(&d->fg_inflight) == 0)
+		fb_disk_arm(d, now + fb_idle_window_ns(d));
+}
+
+static void fb_probe_complete(void *data, struct request *rq,
+			      blk_status_t error, unsigned int nr_bytes)
+{
+	struct fb_disk *d = fb_rq_disk(rq);
+
+	/* A partial completion is called again for the rest. */
+	if (d && nr_bytes >= blk_rq_bytes(rq))
+		fb_probe_fg_done(d);
+}
+
+static void fb_probe_requeue(void *data, struct request *rq)
+{
+	struct fb_disk *d = fb_rq_disk(rq);
+
+	if (d)
+		fb_probe_fg_done(d);
+}
+
+/**
+ * struct fb_probe - a block tracepoint freeblock attaches to
+ * @name: the tracepoint
+ * @probe: our function
+ * @tp: found by for_each_kernel_tracepoint()
+ */
+struct fb_probe {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+};
+
+static struct fb_probe fb_probes[] = {
+	{ .name = "block_rq_issue", .probe = fb_probe_issue },
+	{ .name = "block_rq_complete", .probe = fb_probe_complete },
+	{ .name = "block_rq_requeue", .probe = fb_probe_requeue },
+};
+
+static void fb_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fb_probes); i++)
+		if (!strcmp(tp->name, fb_probes[i].name))
+			fb_probes[i].tp = tp;
+}
+
+static void fb_probes_unregister(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(fb_probes[n].tp, fb_probes[n].probe,
+					    NULL);
+	tracepoint_synchronize_unregister();
+}
+
+static int fb_probes_register(void)
+{
+	unsigned int i;
+	int ret;
+
+	for_each_kernel_tracepoint(fb_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(fb_probes); i++) {
+		if (!fb_probes[i].tp) {
+			pr_err("tracepoint %s not found\n", fb_probes[i].name);
+			ret = -ENOENT;
+			goto err_unregister;
+		}
+		ret = tracepoint_probe_register(fb_probes[i].tp,
+						fb_probes[i].probe, NULL);
+		if (ret)
+			goto err_unregister;
+	}
+	return 0;
+
+err_unregister:
+	fb_probes_unregister(i);
+	return ret;
+}
+
+/* --- Issue --------------------------------------------------------------- */
+
+static void fb_io_done_work(struct work_struct *work)
+{
+	struct fb_io *io = container_of(work, struct fb_io, work);
+	struct fb_task *t = io->task;
+	struct fb_disk *d = t->disk;
+
+	t->callback(t->ctx, io->lbn, io->buf, io->status);
+
+	fb_count(d, FB_STAT_BLOCKS_DONE, 1);
+	fb_count(d, FB_STAT_BYTES_DONE, t->blksize);
+	if (io->status)
+		fb_count(d, FB_STAT_BLOCKS_FAILED, 1);
+	spin_lock(&d->lock);
+	t->done++;
+	t->inflight--;
+	if (io->status && test_bit(GD_DEAD, &t->bdev->bd_disk->state))
+		fb_task_end_locked(t, -ENODEV);
+	spin_unlock(&d->lock);
+	queue_work(fb_wq, &d->work);
+	fb_task_put(t);
+	kfree(io);
+}
+
+static void fb_bio_end_io(struct bio *bio)
+{
+	struct fb_io *io = bio->bi_private;
+	struct fb_disk *d = io->task->disk;
+	u64 svc = ktime_get_ns() - io->submit_ns;
+	u64 avg = atomic64_read(&d->service_ns);
+
+	io->status = blk_status_to_errno(bio->bi_status);
+	if (is_vmalloc_addr(io->buf) && !op_is_write(io->task->op))
+		invalidate_kernel_vmap_range(io->buf, io->task->blksize);
+	/* EWMA with weight 1/8; races between completions only blur it. */
+	atomic64_set(&d->service_ns, avg ? avg - avg / 8 + svc / 8 : svc);
+	if (io->idle)
+		fb_count(d, FB_STAT_IDLE_TIME_NS, svc);
+	atomic_dec(&d->bg_inflight);
+	bio_put(bio);
+	INIT_WORK(&io->work, fb_io_done_work);
+	queue_work(fb_wq, &io->work);
+}
+
+/* Map @len bytes of kmalloc or vmalloc memory at @buf into @bio. */
+static int fb_bio_add_buf(struct bio *bio, void *buf, u32 len)
+{
+	while (len) {
+		unsigned int off = offset_in_page(buf);
+		unsigned int n = min_t(unsigned int, len, PAGE_SIZE - off);
+		struct page *page = is_vmalloc_addr(buf) ?
+				    vmalloc_to_page(buf) : virt_to_page(buf);
+
+		if (bio_add_page(bio, page, n, off) != n)
+			return -EINVAL;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Submit block @lbn of @t into @buf; on failure complete it with an error. */
+static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
+{
+	unsigned int nr_vecs = DIV_ROUND_UP(offset_in_page(buf) + t->blksize,
+					    PAGE_SIZE);
+	u16 prio = t->promoted ? IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4) :
+				 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
+	struct fb_io *io;
+	struct bio *bio;
+
+	/* Small and short-lived: the allocator retries rather than fail. */
+	io = kzalloc(sizeof(*io), GFP_NOIO | __GFP_NOFAIL);
+	io->task = t;
+	io->lbn = lbn;
+	io->buf = buf;
+	io->idle = idle;
+	bio = bio_alloc(t->bdev, min_t(unsigned int, nr_vecs, BIO_MAX_VECS),
+			t->op | REQ_NOMERGE, GFP_NOIO);
+	bio->bi_iter.bi_sector = (t->start + lbn * t->blksize) >> SECTOR_SHIFT;
+	bio->bi_ioprio = prio;
+	bio->bi_end_io = fb_bio_end_io;
+	bio->bi_private = io;
+	if (fb_bio_add_buf(bio, buf, t->blksize)) {
+		bio_put(bio);
+		io->status = -EINVAL;
+		goto err_complete;
+	}
+	if (is_vmalloc_addr(buf) && op_is_write(t->op))
+		flush_kernel_vmap_range(buf, t->blksize);
+	io->submit_ns = ktime_get_ns();
+	submit_bio(bio);
+	return;
+
+err_complete:
+	atomic_dec(&t->disk->bg_inflight);
+	INIT_WORK(&io->work, fb_io_done_work);
+	queue_work(fb_wq, &io->work);
+}
+
+enum fb_reason { FB_NOT_NOW, FB_IDLE, FB_FLOOR, FB_PROMOTED };
+
+/*
+ * Caller holds d->lock. Whether @t may issue now and why; else lower
+ * *@wake_ns to when it might.
+ */
+static enum fb_reason fb_task_reason(struct fb_task *t, u64 now, bool idle,
+				     u64 *wake_ns)
+{
+	if (t->state != FB_TASK_ACTIVE || t->next >= t->nblocks)
+		return FB_NOT_NOW;
+	if (t->stall_until_ns > now) {
+		*wake_ns = min(*wake_ns, t->stall_until_ns);
+		return FB_NOT_NOW;
+	}
+	if (t->ceiling_kbps && t->ceil_next_ns > now) {
+		*wake_ns = min(*wake_ns, t->ceil_next_ns);
+		return FB_NOT_NOW;
+	}
+	if (t->promoted)
+		return FB_PROMOTED;
+	if (idle)
+		return FB_IDLE;
+	if (t->floor_kbps) {
+		if (t->floor_due_ns <= now)
+			return FB_FLOOR;
+		*wake_ns = min(*wake_ns, t->floor_due_ns);
+	}
+	return FB_NOT_NOW;
+}
+
+/* ns one block takes at @kbps KiB/s. */
+static u64 fb_block_ns(u32 blksize, u32 kbps)
+{
+	return div_u64((u64)blksize * NSEC_PER_SEC, (u64)kbps * 1024);
+}
+
+/*
+ * Caller holds d->lock. Pick the task to issue from and claim its next
+ * block; NULL and *@wake_ns lowered when nothing may go now.
+ */
+static struct fb_task *fb_pick(struct fb_disk *d, u64 now, u64 *lbn,
+			       enum fb_reason *why, u64 *wake_ns)
+{
+	u64 last_fg = atomic64_read(&d->last_fg_ns);
+	u64 idle_at = last_fg + fb_idle_window_ns(d);
+	int fg = atomic_read(&d->fg_inflight);
+	enum fb_reason r, best = FB_NOT_NOW;
+	struct fb_task *t, *pick = NULL;
+	bool idle;
+
+	if (fg && now - last_fg > FB_FG_STALE_NS) {
+		/* A completion we never saw (issued before we attached). */
+		atomic_set(&d->fg_inflight, 0);
+		fg = 0;
+	}
+	idle = !fg && now >= idle_at;
+	if (!fg && !idle)
+		*wake_ns = min(*wake_ns, idle_at);
+	if (atomic_read(&d->bg_inflight) >= READ_ONCE(fb_depth.val))
+		return NULL;	/* a completion wakes us */
+
+	list_for_each_entry(t, &d->tasks, node) {
+		r = fb_task_reason(t, now, idle, wake_ns);
+		if (r > best) {
+			best = r;
+			pick = t;
+		}
+	}
+	if (!pick)
+		return NULL;
+	*lbn = pick->next++;
+	pick->inflight++;
+	if (pick->floor_kbps)
+		pick->floor_due_ns = now + fb_block_ns(pick->blksize,
+						       pick->floor_kbps);
+	if (pick->ceiling_kbps)
+		pick->ceil_next_ns = max(pick->ceil_next_ns, now) +
+			fb_block_ns(pick->blksize, pick->ceiling_kbps);
+	list_move_tail(&pick->node, &d->tasks);	/* round robin */
+	kref_get(&pick->ref);
+	atomic_inc(&d->bg_inflight);
+	*why = best;
+	return pick;
+}
+
+/* Caller holds d->lock: move tasks that are over to @reap. */
+static void fb_collect_ended(struct fb_disk *d, struct list_head *reap)
+{
+	struct fb_task *t, *n;
+
+	list_for_each_entry_safe(t, n, &d->tasks, node) {
+		if (t->inflight)
+			continue;
+		if (t->state == FB_TASK_ACTIVE && t->done < t->nblocks)
+			continue;
+		if (t->state == FB_TASK_ACTIVE)
+			t->result = 0;
+		t->state = FB_TASK_ENDED;
+		list_move_tail(&t->node, reap);
+		d->nr_tasks--;
+	}
+}
+
+static void fb_finish(struct list_head *reap)
+{
+	struct fb_task *t, *n;
+
+	list_for_each_entry_safe(t, n, reap, node) {
+		list_del_init(&t->node);
+		xa_erase(&fb_tasks, t->id);
+		t->callback(t->ctx, FB_LBN_END, NULL, t->result);
+		fb_task_put(t);
+	}
+}
+
+static void fb_disk_work(struct work_struct *work)
+{
+	struct fb_disk *d = container_of(work, struct fb_disk, work);
+	LIST_HEAD(reap);
+	struct fb_task *t;
+	enum fb_reason why;
+	u64 now, wake, lbn;
+	void *buf;
+
+	for (;;) {
+		now = ktime_get_ns();
+		wake = U64_MAX;
+		spin_lock(&d->lock);
+		fb_collect_ended(d, &reap);
+		t = fb_pick(d, now, &lbn, &why, &wake);
+		spin_unlock(&d->lock);
+		if (!t)
+			break;
+
+		buf = t->getbuffer(t->ctx, lbn, t->blksize);
+		if (!buf) {
+			spin_lock(&d->lock);
+			t->next--;	/* only this worker moves ->next */
+			t->inflight--;
+			t->stall_until_ns = now + FB_STALL_RETRY_NS;
+			spin_unlock(&d->lock);
+			atomic_dec(&d->bg_inflight);
+			fb_task_put(t);
+			continue;
+		}
+		fb_count(d, why == FB_IDLE ? FB_STAT_BG_ISSUED_IDLE :
+			    why == FB_FLOOR ? FB_STAT_BG_ISSUED_FLOOR :
+					      FB_STAT_BG_ISSUED_PROMOTED, 1);
+		fb_submit(t, lbn, buf, why == FB_IDLE);
+		cond_resched();
+	}
+	if (wake != U64_MAX)
+		fb_disk_arm(d, wake);
+	fb_finish(&reap);
+}
+
+/* --- Disks --------------------------------------------------------------- */
+
+/* The record of @disk, created on first use. */
+static struct fb_disk *fb_disk_get(struct gendisk *disk)
+{
+	struct fb_disk *d;
+	int i;
+
+	mutex_lock(&fb_disks_lock);
+	d = xa_load(&fb_disk_xa, disk_devt(disk));
+	if (d)
+		goto out;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		goto out;
+	d->devt = disk_devt(disk);
+	strscpy(d->name, disk->disk_name, sizeof(d->name));
+	spin_lock_init(&d->lock);
+	spin_lock_init(&d->timer_lock);
+	INIT_LIST_HEAD(&d->tasks);
+	INIT_WORK(&d->work, fb_disk_work);
+	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	d->timer.function = fb_disk_timer_fn;
+	atomic64_set(&d->last_fg_ns, ktime_get_ns());
+	for (i = 0; i < FB_NR_COUNTERS; i++)
+		atomic64_set(&d->stats[i], 0);
+	if (xa_err(xa_store(&fb_disk_xa, d->devt, d, GFP_KERNEL))) {
+		kfree(d);
+		d = NULL;
+		goto out;
+	}
+	list_add_tail(&d->node, &fb_disks);
+out:
+	mutex_unlock(&fb_disks_lock);
+	return d;
+}
+
+/**
+ * fb_disk_find() - the record of a disk by name
+ * @name: the disk's name as in /sys/block ("vdb")
+ *
+ * Records live until rmmod.
+ * Context: process.
+ * Return: the record, or NULL when freeblock never had a task on it.
+ */
+struct fb_disk *fb_disk_find(const char *name)
+{
+	struct fb_disk *d, *found = NULL;
+
+	mutex_lock(&fb_disks_lock);
+	list_for_each_entry(d, &fb_disks, node) {
+		if (!strcmp(d->name, name)) {
+			found = d;
+			break;
+		}
+	}
+	mutex_unlock(&fb_disks_lock);
+	return found;
+}
+
+/**
+ * fb_disks_walk() - call @fn for every disk record
+ * @fn: called with fb_disks_lock held (may sleep, must not register tasks)
+ * @arg: passed to @fn
+ *
+ * Context: process.
+ */
+void fb_disks_walk(fb_disk_fn fn, void *arg)
+{
+	struct fb_disk *d;
+
+	mutex_lock(&fb_disks_lock);
+	list_for_each_entry(d, &fb_disks, node)
+		fn(d, arg);
+	mutex_unlock(&fb_disks_lock);
+}
+
+static const char *const fb_stat_names[FB_NR_STATS] = {
+	[FB_STAT_TASKS] = "tasks",
+	[FB_STAT_BLOCKS_DONE] = "blocks_done",
+	[FB_STAT_BLOCKS_FAILED] = "blocks_failed",
+	[FB_STAT_BYTES_DONE] = "bytes_done",
+	[FB_STAT_IDLE_TIME_NS] = "idle_time_ns",
+	[FB_STAT_FG_REQUESTS] = "fg_requests",
+	[FB_STAT_FG_DELAYED] = "fg_delayed",
+	[FB_STAT_BG_ISSUED_IDLE] = "bg_issued_idle",
+	[FB_STAT_BG_ISSUED_FLOOR] = "bg_issued_floor",
+	[FB_STAT_BG_ISSUED_PROMOTED] = "bg_issued_promoted",
+	[FB_STAT_PROMOTIONS] = "promotions",
+	[FB_STAT_ABORTS] = "aborts",
+	[FB_STAT_TASKS_ACTIVE] = "tasks_active",
+	[FB_STAT_BG_INFLIGHT] = "bg_inflight",
+	[FB_STAT_FG_INFLIGHT] = "fg_inflight",
+	[FB_STAT_IDLE_WINDOW_US] = "idle_window_us",
+	[FB_STAT_SERVICE_NS] = "service_ns",
+};
+
+/**
+ * fb_disk_collect_stats() - a snapshot of a disk's counters
+ * @d: the disk
+ * @st: FB_NR_STATS entries, filled in enum fb_stat_id order
+ *
+ * Context: any.
+ * Return: the number filled (FB_NR_STATS).
+ */
+unsigned int fb_disk_collect_stats(struct fb_disk *d, struct mobio_stat *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < FB_NR_COUNTERS; i++)
+		st[i].value = atomic64_read(&d->stats[i]);
+	st[FB_STAT_TASKS_ACTIVE].value = READ_ONCE(d->nr_tasks);
+	st[FB_STAT_BG_INFLIGHT].value = atomic_read(&d->bg_inflight);
+	st[FB_STAT_FG_INFLIGHT].value = atomic_read(&d->fg_inflight);
+	st[FB_STAT_IDLE_WINDOW_US].value = div_u64(fb_idle_window_ns(d),
+						   NSEC_PER_USEC);
+	st[FB_STAT_SERVICE_NS].value = atomic64_read(&d->service_ns);
+	for (i = 0; i < FB_NR_STATS; i++)
+		st[i].name = fb_stat_names[i];
+	return FB_NR_STATS;
+}
+
+/* --- The API ------------------------------------------------------------- */
+
+static int fb_register(struct block_device *bdev, enum req_op op,
+		       const struct fb_range *range, u32 blksize,
+		       fb_callback_t callback, fb_getbuffer_t getbuffer,
+		       void *ctx, const struct fb_rate *rate)
+{
+	struct fb_disk *d;
+	struct fb_task *t;
+	u64 size, len;
+	int ret;
+
+	if (!bdev || !range || !callback || !getbuffer)
+		return -EINVAL;
+	if (!is_power_of_2(blksize) || blksize < FB_BLKSIZE_MIN ||
+	    blksize > FB_BLKSIZE_MAX ||
+	    blksize % bdev_logical_block_size(bdev))
+		return -EINVAL;
+	size = bdev_nr_bytes(bdev);
+	if (range->start % blksize || range->start >= size)
+		return -EINVAL;
+	len = min(range->len, size - range->start);
+	if (len < blksize)
+		return -EINVAL;
+	if (rate && rate->floor_kbps && rate->ceiling_kbps &&
+	    rate->floor_kbps > rate->ceiling_kbps)
+		return -EINVAL;
+	if (op == REQ_OP_WRITE && bdev_read_only(bdev))
+		return -EROFS;
+	if (READ_ONCE(fb_exiting))
+		return -ENODEV;
+
+	d = fb_disk_get(bdev->bd_disk);
+	if (!d)
+		return -ENOMEM;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	kref_init(&t->ref);
+	INIT_LIST_HEAD(&t->node);
+	t->disk = d;
+	t->bdev = bdev;
+	t->op = op;
+	t->start = range->start;
+	t->blksize = blksize;
+	t->nblocks = div_u64(len, blksize);
+	t->callback = callback;
+	t->getbuffer = getbuffer;
+	t->ctx = ctx;
+	if (rate) {
+		t->floor_kbps = rate->floor_kbps;
+		t->ceiling_kbps = rate->ceiling_kbps;
+	}
+	t->floor_due_ns = ktime_get_ns();
+	if (t->floor_kbps)
+		t->floor_due_ns += fb_block_ns(blksize, t->floor_kbps);
+
+	ret = xa_alloc(&fb_tasks, &t->id, t, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		kfree(t);
+		return ret;
+	}
+	spin_lock(&d->lock);
+	if (d->nr_tasks >= READ_ONCE(fb_max_tasks.val)) {
+		spin_unlock(&d->lock);
+		xa_erase(&fb_tasks, t->id);
+		kfree(t);
+		return -EBUSY;
+	}
+	list_add_tail(&t->node, &d->tasks);
+	d->nr_tasks++;
+	spin_unlock(&d->lock);
+	fb_count(d, FB_STAT_TASKS, 1);
+	queue_work(fb_wq, &d->work);
+	return t->id;
+}
+
+/**
+ * fb_read() - register a background read task
+ * @bdev: the device (or partition) to read; the caller keeps it open
+ *	until the task's final callback
+ * @range: bytes to read: @range->start a multiple of @blksize, the range
+ *	cut at the end of the device; a partial last block is not read
+ * @blksize: bytes per block: a power of two, 512 to 1 MiB, a multiple of
+ *	the device's logical block size
+ * @callback: called once per block with its data (process context), then
+ *	once with FB_LBN_END when the task has ended
+ * @getbuffer: supplies each block's buffer just before it is issued
+ * @ctx: passed to @callback and @getbuffer
+ * @rate: rate floor and ceiling, or NULL for none
+ *
+ * Blocks are issued only when the disk is idle, the floor is due, or the
+ * task was promoted; each is delivered exactly once.
+ * Context: process, may sleep.
+ * Return: the task id (> 0), or -EINVAL (bad arguments), -ENOMEM, -EBUSY
+ * (max_tasks reached on the disk), -ENODEV (module unloading).
+ */
+int fb_read(struct block_device *bdev, const struct fb_range *range,
+	    u32 blksize, fb_callback_t callback, fb_getbuffer_t getbuffer,
+	    void *ctx, const struct fb_rate *rate)
+{
+	return fb_register(bdev, REQ_OP_READ, range, blksize, callback,
+			   getbuffer, ctx, rate);
+}
+EXPORT_SYMBOL_GPL(fb_read);
+
+/**
+ * fb_write() - register a background write task
+ * @bdev: the device (or partition) to write; the caller keeps it open
+ *	until the task's final callback
+ * @range: bytes to write, as for fb_read()
+ * @blksize: bytes per block, as for fb_read()
+ * @callback: called once per block written (process context), then once
+ *	with FB_LBN_END when the task has ended
+ * @getbuffer: supplies each block's data just before it is issued (late
+ *	binding: the data may change until then)
+ * @ctx: passed to @callback and @getbuffer
+ * @rate: rate floor and ceiling, or NULL for none
+ *
+ * Context: process, may sleep.
+ * Return: the task id (> 0), or the errors of fb_read(), or -EROFS.
+ */
+int fb_write(struct block_device *bdev, const struct fb_range *range,
+	     u32 blksize, fb_callback_t callback, fb_getbuffer_t getbuffer,
+	     void *ctx, const struct fb_rate *rate)
+{
+	return fb_register(bdev, REQ_OP_WRITE, range, blksize, callback,
+			   getbuffer, ctx, rate);
+}
+EXPORT_SYMBOL_GPL(fb_write);
+
+/**
+ * fb_abort() - stop a task
+ * @id: the task
+ *
+ * No block is issued after this returns; blocks in flight complete and
+ * are delivered, then the final callback comes with -ECANCELED.
+ * Context: process or softirq; does not wait.
+ * Return: 0, or -ENOENT when no such task is running.
+ */
+int fb_abort(int id)
+{
+	struct fb_task *t = fb_task_get(id);
+	bool ended;
+
+	if (!t)
+		return -ENOENT;
+	spin_lock(&t->disk->lock);
+	ended = fb_task_end_locked(t, -ECANCELED);
+	spin_unlock(&t->disk->lock);
+	queue_work(fb_wq, &t->disk->work);
+	fb_task_put(t);
+	return ended ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_GPL(fb_abort);
+
+/**
+ * fb_promote() - issue a task's blocks without waiting for idle time
+ * @id: the task
+ *
+ * Its bios get best-effort priority; still at most `depth` in flight.
+ * Context: process or softirq; does not wait.
+ * Return: 0, -EALREADY when already promoted, -ENOENT when no such task.
+ */
+int fb_promote(int id)
+{
+	struct fb_task *t = fb_task_get(id);
+	int ret = 0;
+
+	if (!t)
+		return -ENOENT;
+	spin_lock(&t->disk->lock);
+	if (t->state != FB_TASK_ACTIVE)
+		ret = -ENOENT;
+	else if (t->promoted)
+		ret = -EALREADY;
+	else
+		t->promoted = true;
+	spin_unlock(&t->disk->lock);
+	if (!ret) {
+		fb_count(t->disk, FB_STAT_PROMOTIONS, 1);
+		queue_work(fb_wq, &t->disk->work);
+	}
+	fb_task_put(t);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(fb_promote);
+
+/**
+ * fb_set_rate() - change a task's rate floor and ceiling
+ * @id: the task
+ * @rate: the new limits (0: none)
+ *
+ * Context: process or softirq.
+ * Return: 0, -EINVAL (floor above ceiling), -ENOENT (no such task).
+ */
+int fb_set_rate(int id, const struct fb_rate *rate)
+{
+	struct fb_task *t;
+
+	if (!rate || (rate->floor_kbps && rate->ceiling_kbps &&
+		      rate->floor_kbps > rate->ceiling_kbps))
+		return -EINVAL;
+	t = fb_task_get(id);
+	if (!t)
+		return -ENOENT;
+	spin_lock(&t->disk->lock);
+	t->floor_kbps = rate->floor_kbps;
+	t->ceiling_kbps = rate->ceiling_kbps;
+	spin_unlock(&t->disk->lock);
+	queue_work(fb_wq, &t->disk->work);
+	fb_task_put(t);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fb_set_rate);
+
+/**
+ * fb_kick() - buffers are free again: retry a task at once
+ * @id: the task whose getbuffer returned NULL
+ *
+ * Context: process or softirq.
+ * Return: 0, or -ENOENT when no such task.
+ */
+int fb_kick(int id)
+{
+	struct fb_task *t = fb_task_get(id);
+
+	if (!t)
+		return -ENOENT;
+	spin_lock(&t->disk->lock);
+	t->stall_until_ns = 0;
+	spin_unlock(&t->disk->lock);
+	queue_work(fb_wq, &t->disk->work);
+	fb_task_put(t);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fb_kick);
+
+/* --- Module -------------------------------------------------------------- */
+
+/* rmmod: end every task and wait until each has had its final callback. */
+static void fb_abort_all(void)
+{
+	struct fb_task *t;
+	unsigned long id;
+
+	WRITE_ONCE(fb_exiting, true);
+	xa_for_each(&fb_tasks, id, t)
+		fb_abort(id);
+	while (!xa_empty(&fb_tasks)) {
+		flush_workqueue(fb_wq);
+		msleep(20);
+	}
+}
+
+static void fb_disks_free(void)
+{
+	struct fb_disk *d, *n;
+
+	list_for_each_entry_safe(d, n, &fb_disks, node) {
+		hrtimer_cancel(&d->timer);
+		cancel_work_sync(&d->work);
+		xa_erase(&fb_disk_xa, d->devt);
+		list_del(&d->node);
+		kfree(d);
+	}
+}
+
+static int __init fb_init(void)
+{
+	int ret;
+
+	fb_wq = alloc_workqueue("freeblock", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!fb_wq)
+		return -ENOMEM;
+	ret = fb_probes_register();
+	if (ret)
+		goto err_wq;
+	ret = fb_genl_init();
+	if (ret)
+		goto err_probes;
+	ret = fb_cdev_init();
+	if (ret)
+		goto err_genl;
+	fb_debugfs_init();
+	return 0;
+
+err_genl:
+	fb_genl_exit();
+err_probes:
+	fb_probes_unregister(ARRAY_SIZE(fb_probes));
+err_wq:
+	destroy_workqueue(fb_wq);
+	return ret;
+}
+
+static void __exit fb_exit(void)
+{
+	fb_debugfs_exit();
+	fb_cdev_exit();
+	fb_genl_exit();
+	fb_abort_all();
+	fb_probes_unregister(ARRAY_SIZE(fb_probes));
+	fb_disks_free();
+	destroy_workqueue(fb_wq);
+}
+
+module_init(fb_init);
+module_exit(fb_exit);
+
+MODULE_DESCRIPTION("Freeblock: background I/O issued in the foreground's idle time");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Freeblock: the "freeblock" generic netlink family
+ * (include/uapi/linux/freeblock.h). Any user may read a disk's counters.
+ */
+#include <net/genetlink.h>
+#include "fb_internal.h"
+
+static struct genl_family fb_genl_family;
+
+static const struct nla_policy fb_genl_policy[FREEBLOCK_A_MAX + 1] = {
+	[MOBIO_A_DEV_NAME] = { .type = NLA_NUL_STRING,
+			       .len = DISK_NAME_LEN - 1 },
+};
+
+static int fb_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mobio_stat st[FB_NR_STATS];
+	struct fb_disk *d;
+	struct sk_buff *msg;
+	const char *name;
+	unsigned int n;
+	void *hdr;
+
+	if (!info->attrs[MOBIO_A_DEV_NAME]) {
+		NL_SET_ERR_MSG(info->extack, "missing MOBIO_A_DEV_NAME");
+		return -EINVAL;
+	}
+	name = nla_data(info->attrs[MOBIO_A_DEV_NAME]);
+	d = fb_disk_find(name);
+	if (!d) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MOBIO_A_DEV_NAME],
+				    "freeblock has had no task on a disk of that name");
+		return -ENODEV;
+	}
+	n = fb_disk_collect_stats(d, st);
+
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &fb_genl_family, 0,
+				FREEBLOCK_CMD_GET_STATS);
+	if (!hdr || nla_put_string(msg, MOBIO_A_DEV_NAME, name) ||
+	    mobio_genl_put_stats(msg, st, n)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct genl_small_ops fb_genl_ops[] = {
+	{
+		.cmd = FREEBLOCK_CMD_GET_STATS,
+		.doit = fb_genl_get_stats,
+	},
+};
+
+static const struct genl_multicast_group fb_genl_mcgrps[] = {
+	{ .name = MOBIO_GENL_MCGRP_EVENTS, },
+};
+
+static struct genl_family fb_genl_family __ro_after_init = {
+	.name = FREEBLOCK_GENL_NAME,
+	.version = MOBIO_GENL_VERSION,
+	.maxattr = FREEBLOCK_A_MAX,
+	.policy = fb_genl_policy,
+	.module = THIS_MODULE,
+	.small_ops = fb_genl_ops,
+	.n_small_ops = ARRAY_SIZE(fb_genl_ops),
+	.mcgrps = fb_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(fb_genl_mcgrps),
+};
+
+/**
+ * fb_genl_init() - register the "freeblock" family
+ *
+ * Context: module init.
+ * Return: 0 or the errno of genl_register_family().
+ */
+int fb_genl_init(void)
+{
+	return genl_register_family(&fb_genl_family);
+}
+
+/**
+ * fb_genl_exit() - unregister the family; no request runs afterwards
+ *
+ * Context: module exit or init failure.
+ */
+void fb_genl_exit(void)
+{
+	genl_unregister_family(&fb_genl_family);
+}
