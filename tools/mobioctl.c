@@ -27,9 +27,13 @@
 
 #define MOBIO_VERSION	"1.0"
 
+/* tools/freeblock.c (to move to mobioctl.h with the others). */
+extern const struct mobio_object mobio_fb_object;
+
 static const struct mobio_object *const mobio_objects[] = {
 	&mobio_qnvram_object,
 	&mobio_smartio_object,
+	&mobio_fb_object,
 };
 
 #define MOBIO_NR_OBJECTS \
