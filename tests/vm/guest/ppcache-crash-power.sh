@@ -45,7 +45,13 @@ if [ "$done_n" -lt $CYCLES ]; then
 		sleep 0.1
 		i=$((i + 1))
 	done
-	check_eq "power_key_flush_$MOBIO_BOOT" $((before + 1)) "$(qnvram_stat power_key_flushes)"
+	if [ "$(qnvram_stat power_key_flushes)" = $((before + 1)) ]; then
+		pass "power_key_flush_$MOBIO_BOOT"
+	else
+		why="expected power_key_flushes $((before + 1)), saw $(qnvram_stat power_key_flushes)"
+		why="$why (key presses seen: $(qnvram_stat power_key_presses); dmesg:"
+		fail "power_key_flush_$MOBIO_BOOT" "$why $(dmesg | grep -E 'qnvram|input' | tail -n 4 | tr '\n' ' '))"
+	fi
 	pc_cold_cycle
 fi
 note "ppcache-crash-power ($PC_VFS): $done_n power-key flushes + cold cycles," \

@@ -225,26 +225,38 @@ static void pc_open(const struct pc_opts *o)
 	pc_exec("PRAGMA cache_size=" PC_STR(PAGE_CACHE));
 }
 
-/* Last complete line of the log (a torn last line was never fdatasync'ed). */
-static int64_t pc_last_logged(const char *path, int64_t *lines)
+/*
+ * The last id of the log's intact prefix. A line is intact when it is digits
+ * and a newline; the first one that is not ends the prefix. A crash after
+ * write() and before fdatasync() can leave such a tail: ext4 may have made
+ * the size durable but not the bytes (they read as NULs). That line was
+ * never acknowledged to anyone, so it is not part of the log. *lines gets
+ * the prefix's line count and *bytes its length, where the writer cuts the
+ * file before it appends (as an app repairs its own log at start).
+ */
+static int64_t pc_last_logged(const char *path, int64_t *lines, off_t *bytes)
 {
-	int64_t last = 0, prev = 0, v;
+	int64_t last = 0, v;
 	char buf[64];
+	size_t len;
 	FILE *f;
 
 	*lines = 0;
+	*bytes = 0;
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	while (fgets(buf, sizeof(buf), f)) {
-		if (!strchr(buf, '\n'))
+		len = strspn(buf, "0123456789");
+		if (!len || buf[len] != '\n')
 			break;
 		v = strtoll(buf, NULL, 10);
-		if (v <= prev)
+		if (v <= last)
 			pc_die(PC_FAIL, "log_monotonic: expected ids to rise, saw %" PRId64
-			       " after %" PRId64, v, prev);
-		prev = last = v;
+			       " after %" PRId64, v, last);
+		last = v;
 		(*lines)++;
+		*bytes += (off_t)len + 1;
 	}
 	fclose(f);
 	return last;
@@ -271,7 +283,8 @@ static int pc_write(const struct pc_opts *o)
 	sqlite3_stmt *tx_ins, *meta_upd, *meta_junk, *ch_put, *ch_del;
 	static unsigned char buf[300 * 1024];
 	struct pc_churn_op ops[4];
-	int64_t id, last, lines, done = 0;
+	int64_t id, last, logged, lines, done = 0;
+	off_t intact;
 	char line[32];
 	int logfd, n, i;
 
@@ -287,15 +300,18 @@ static int pc_write(const struct pc_opts *o)
 	if (last < 0)
 		pc_die(PC_ERROR, "no meta row");
 
+	logged = pc_last_logged(o->log, &lines, &intact);
 	logfd = open(o->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (logfd < 0)
 		pc_die(PC_ERROR, "open %s: %s", o->log, strerror(errno));
+	if (ftruncate(logfd, intact) < 0 || fdatasync(logfd) < 0)
+		pc_die(PC_ERROR, "cut the torn tail of %s: %s", o->log, strerror(errno));
 	/*
 	 * A transaction committed by a writer killed before it logged it is
 	 * seen here: the app now knows it is committed, so log it, or a
 	 * second such kill would leave two unlogged ones.
 	 */
-	if (last > pc_last_logged(o->log, &lines)) {
+	if (last > logged) {
 		n = snprintf(line, sizeof(line), "%" PRId64 "\n", last);
 		if (write(logfd, line, (size_t)n) != n || fdatasync(logfd) < 0)
 			pc_die(PC_ERROR, "log %s: %s", o->log, strerror(errno));
@@ -379,12 +395,13 @@ static int pc_check(const struct pc_opts *o)
 	struct pc_churn_state ch[CHURN_KEYS] = { { 0, 0 } };
 	struct pc_churn_op ops[4];
 	int64_t lines, logged, m, cnt, id, j, k;
+	off_t intact;
 	char stats[512] = "-";
 	sqlite3_stmt *st;
 	const char *ic;
 	int n, i, rows;
 
-	logged = pc_last_logged(o->log, &lines);
+	logged = pc_last_logged(o->log, &lines, &intact);
 	pc_open(o);
 
 	st = pc_prepare("PRAGMA integrity_check");
