@@ -27,12 +27,15 @@
 
 #define MOBIO_VERSION	"1.0"
 
-/* tools/freeblock.c (to move to mobioctl.h with the others). */
+/* tools/asap.c (to move to mobioctl.h with the others). */
+extern const struct mobio_object mobio_asap_object;
+/* tools/freeblock.c (likewise). */
 extern const struct mobio_object mobio_fb_object;
 
 static const struct mobio_object *const mobio_objects[] = {
 	&mobio_qnvram_object,
 	&mobio_smartio_object,
+	&mobio_asap_object,
 	&mobio_fb_object,
 };
 

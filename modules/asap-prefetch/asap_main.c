@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ASAP: learns each app's switch footprint and prepages it in parallel at
+ * the next switch (after Son et al., "ASAP: Fast Mobile Application Switch
+ * via Adaptive Prepaging", USENIX ATC'21).
+ *
+ * An app is a thread group. A switch (ASAP_CMD_SWITCH from a userspace
+ * agent) brings one app to the foreground and opens its switch window:
+ * the faults its tasks take are logged (file pages from the tracepoint
+ * mm_filemap_add_to_page_cache, anonymous swap-ins from a kprobe on
+ * do_swap_page) while workers prepage what the estimators predicted. The
+ * window closes when another app comes to the foreground (its prepaging is
+ * cancelled), when the same app is switched to again, or after window_ms;
+ * the log then feeds the estimators (asap_learn.c). The workers are in
+ * asap_prepage.c, the netlink family in asap_genl.c.
+ *
+ * Locking: asap_lock (a mutex) serializes switches, learning, the app list
+ * and the tables. Fault probes find the app of the open window through the
+ * RCU pointer asap_open and append to its log under its log_lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/tracepoint.h>
+#include "asap.h"
+
+/* --- Parameters -------------------------------------------------------- */
+
+unsigned int asap_workers;
+module_param_named(workers, asap_workers, uint, 0444);
+MODULE_PARM_DESC(workers, "prepaging workers per switch (0: online CPUs at load; max 64)");
+
+unsigned int asap_profile_switches = 10;
+module_param_named(profile_switches, asap_profile_switches, uint, 0644);
+MODULE_PARM_DESC(profile_switches, "file estimator: switches in the offline profile (N, 1-255; default 10)");
+
+unsigned int asap_profile_min = 8;
+module_param_named(profile_min, asap_profile_min, uint, 0644);
+MODULE_PARM_DESC(profile_min, "file estimator: a page seen in at least this many profiled switches is a candidate (M; default 8)");
+
+unsigned int asap_file_merge_pages = 16;
+module_param_named(file_merge_pages, asap_file_merge_pages, uint, 0644);
+MODULE_PARM_DESC(file_merge_pages, "file extents closer than this many pages merge (default 16)");
+
+unsigned int asap_anon_timeout = 4;
+module_param_named(anon_timeout, asap_anon_timeout, uint, 0644);
+MODULE_PARM_DESC(anon_timeout, "anon estimator: switches an entry survives without access (1-255; default 4)");
+
+unsigned int asap_log_entries = 65536;
+module_param_named(log_entries, asap_log_entries, uint, 0444);
+MODULE_PARM_DESC(log_entries, "faults logged per app and window (default 65536, 24 bytes each)");
+
+unsigned int asap_app_entries_max = 262144;
+module_param_named(app_entries_max, asap_app_entries_max, uint, 0644);
+MODULE_PARM_DESC(app_entries_max, "estimator entries per app (pages; default 262144)");
+
+unsigned int asap_entries_max = 1048576;
+module_param_named(entries_max, asap_entries_max, uint, 0644);
+MODULE_PARM_DESC(entries_max, "estimator entries of all apps (pages; default 1048576)");
+
+unsigned int asap_apps_max = 64;
+module_param_named(apps_max, asap_apps_max, uint, 0644);
+MODULE_PARM_DESC(apps_max, "tracked apps (default 64)");
+
+unsigned int asap_window_ms = 10000;
+module_param_named(window_ms, asap_window_ms, uint, 0644);
+MODULE_PARM_DESC(window_ms, "a switch window closes after this many ms if no other switch came (default 10000)");
+
+unsigned int asap_prepage_throttle_ms;
+module_param_named(prepage_throttle_ms, asap_prepage_throttle_ms, uint, 0644);
+MODULE_PARM_DESC(prepage_throttle_ms, "testing: workers sleep this many ms after each chunk (default 0)");
+
+/* --- State ------------------------------------------------------------- */
+
+/* Serializes switches, learning, the app list and the tables. */
+DEFINE_MUTEX(asap_lock);
+LIST_HEAD(asap_apps);
+struct asap_app *asap_front;		/* foreground app, under asap_lock */
+struct workqueue_struct *asap_wq;
+atomic_t asap_nr_entries;
+atomic64_t asap_entries_dropped;
+u64 asap_total_switches;
+u64 asap_total_cancelled;
+
+static unsigned int asap_nr_apps;	/* under asap_lock */
+static struct asap_app __rcu *asap_open;	/* app whose window is open */
+static u64 asap_window_id;		/* under asap_lock */
+static struct dentry *asap_debugfs_dir;
+
+static void asap_window_timeout(struct work_struct *work);
+static DECLARE_DELAYED_WORK(asap_window_dwork, asap_window_timeout);
+static void asap_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(asap_reap_dwork, asap_reap);
+#define ASAP_REAP_INTERVAL	(1 * HZ)
+
+/* --- Fault logging ----------------------------------------------------- */
+
+/* Atomic context: called from the probes. */
+static void asap_log(struct asap_app *app, struct inode *inode,
+		     unsigned long key, u32 nr, u32 kind)
+{
+	unsigned long flags;
+	struct asap_fault *f;
+
+	spin_lock_irqsave(&app->log_lock, flags);
+	if (app->log_len < asap_log_entries) {
+		f = &app->log[app->log_len++];
+		f->inode = inode;
+		f->key = key;
+		f->nr = nr;
+		f->kind = kind;
+	} else {
+		atomic64_inc(&app->log_dropped);
+	}
+	spin_unlock_irqrestore(&app->log_lock, flags);
+}
+
+/* mm_filemap_add_to_page_cache: a folio entered the page cache. */
+static void asap_probe_add_to_page_cache(void *data, struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+	struct asap_app *app;
+
+	if (!current->mm || !mapping)
+		return;
+	rcu_read_lock();
+	app = rcu_dereference(asap_open);
+	if (app && app->mm == current->mm)
+		asap_log(app, mapping->host, folio->index,
+			 folio_nr_pages(folio), ASAP_LOG_FILE);
+	rcu_read_unlock();
+}
+
+/* do_swap_page(struct vm_fault *vmf), at entry. */
+static int asap_probe_swap_page(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
+	struct mm_struct *mm = vmf->vma->vm_mm;
+	struct asap_app *app;
+	swp_entry_t entry;
+	u32 kind;
+
+	entry = pte_to_swp_entry(vmf->orig_pte);
+	if (non_swap_entry(entry))
+		return 0;
+	rcu_read_lock();
+	app = rcu_dereference(asap_open);
+	if (app && app->mm == mm) {
+		/* The app's own fault, or a worker's (no mm of its own). */
+		if (current->mm == mm)
+			kind = ASAP_LOG_ANON;
+		else if (!current->mm && (current->flags & PF_WQ_WORKER))
+			kind = ASAP_LOG_ANON_PREPAGED;
+		else
+			goto out;
+		asap_log(app, NULL, vmf->address & PAGE_MASK, 1, kind);
+	}
+out:
+	rcu_read_unlock();
+	return 0;
+}
+
+static struct kprobe asap_kp_swap = {
+	.symbol_name = "do_swap_page",
+	.pre_handler = asap_probe_swap_page,
+};
+
+static struct tracepoint *asap_tp_add;
+
+static void asap_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mm_filemap_add_to_page_cache"))
+		asap_tp_add = tp;
+}
+
+/* --- Apps -------------------------------------------------------------- */
+
+static struct asap_app *asap_app_find(struct pid *pid)
+{
+	struct asap_app *app;
+
+	list_for_each_entry(app, &asap_apps, node)
+		if (app->pid == pid)
+			return app;
+	return NULL;
+}
+
+static struct asap_app *asap_app_create(struct task_struct *task,
+					struct pid *tgid)
+{
+	struct asap_app *app;
+	struct mm_struct *mm;
+
+	app = kzalloc(sizeof(*app), GFP_KERNEL);
+	if (!app)
+		return NULL;
+	app->log = kvmalloc_array(max(asap_log_entries, 1U), sizeof(*app->log),
+				  GFP_KERNEL);
+	mm = get_task_mm(task);
+	if (!app->log || !mm)
+		goto err_free;
+	mmgrab(mm);
+	mmput(mm);
+	app->mm = mm;
+	app->pid = get_pid(tgid);
+	app->tgid = pid_nr(tgid);
+	get_task_comm(app->comm, task);
+	spin_lock_init(&app->log_lock);
+	INIT_LIST_HEAD(&app->files);
+	xa_init(&app->anon);
+	return app;
+
+err_free:
+	if (mm)
+		mmput(mm);
+	kvfree(app->log);
+	kfree(app);
+	return NULL;
+}
+
+/* Caller holds asap_lock and made sure no window or job is open. */
+static void asap_app_destroy(struct asap_app *app)
+{
+	list_del(&app->node);
+	asap_nr_apps--;
+	asap_app_free_tables(app);
+	mmdrop(app->mm);
+	put_pid(app->pid);
+	kvfree(app->log);
+	kfree(app);
+}
+
+/* --- Switch windows ---------------------------------------------------- */
+
+/* Caller holds asap_lock. */
+static void asap_window_close(bool cancel)
+{
+	struct asap_app *app = rcu_dereference_protected(asap_open,
+					lockdep_is_held(&asap_lock));
+
+	if (!app)
+		return;
+	if (app->job) {
+		if (asap_job_stop(app->job, cancel)) {
+			app->cancelled++;
+			asap_total_cancelled++;
+		}
+		app->job = NULL;
+	}
+	RCU_INIT_POINTER(asap_open, NULL);
+	/* The probes run under RCU: none is appending after this. */
+	synchronize_rcu();
+	asap_learn(app);
+	app->log_len = 0;
+}
+
+/* Caller holds asap_lock. */
+static void asap_window_open(struct asap_app *app)
+{
+	app->log_len = 0;
+	app->switches++;
+	asap_total_switches++;
+	asap_window_id++;
+	rcu_assign_pointer(asap_open, app);
+	app->job = asap_job_start(app);
+	if (asap_window_ms)
+		mod_delayed_work(system_wq, &asap_window_dwork,
+				 msecs_to_jiffies(asap_window_ms));
+}
+
+static void asap_window_timeout(struct work_struct *work)
+{
+	mutex_lock(&asap_lock);
+	asap_window_close(false);
+	mutex_unlock(&asap_lock);
+}
+
+/**
+ * asap_switch_pid() - bring the app of a process to the foreground
+ * @nr: process id in the caller's pid namespace
+ * @extack: for the reason of a refusal
+ *
+ * The app that was in the foreground leaves it: its prepaging is cancelled
+ * and its window learned from. A process not tracked yet becomes an app
+ * (its thread group).
+ * Context: process, may sleep; takes asap_lock.
+ * Return: 0; -ESRCH no such process, -EINVAL a kernel thread or exiting
+ * process, -ENOSPC apps_max apps tracked, -ENOMEM.
+ */
+int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	struct asap_app *app;
+	struct pid *tgid;
+	int ret = 0;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "no such process");
+		return -ESRCH;
+	}
+	if (task->flags & PF_KTHREAD) {
+		NL_SET_ERR_MSG(extack, "a kernel thread is not an app");
+		put_task_struct(task);
+		return -EINVAL;
+	}
+	tgid = get_task_pid(task, PIDTYPE_TGID);
+
+	mutex_lock(&asap_lock);
+	app = asap_app_find(tgid);
+	if (!app) {
+		if (asap_nr_apps >= asap_apps_max) {
+			NL_SET_ERR_MSG(extack, "apps_max apps tracked already");
+			ret = -ENOSPC;
+			goto out_unlock;
+		}
+		app = asap_app_create(task, tgid);
+		if (!app) {
+			NL_SET_ERR_MSG(extack, "process is exiting or out of memory");
+			ret = task->mm ? -ENOMEM : -EINVAL;
+			goto out_unlock;
+		}
+		list_add_tail(&app->node, &asap_apps);
+		asap_nr_apps++;
+	}
+	asap_window_close(app != asap_front);
+	asap_front = app;
+	asap_window_open(app);
+out_unlock:
+	mutex_unlock(&asap_lock);
+	put_pid(tgid);
+	put_task_struct(task);
+	return ret;
+}
+
+/* Free the tables of apps whose process is gone. */
+static void asap_reap(struct work_struct *work)
+{
+	struct asap_app *app, *tmp;
+
+	mutex_lock(&asap_lock);
+	list_for_each_entry_safe(app, tmp, &asap_apps, node) {
+		if (pid_has_task(app->pid, PIDTYPE_TGID))
+			continue;
+		if (rcu_access_pointer(asap_open) == app)
+			asap_window_close(true);
+		if (asap_front == app)
+			asap_front = NULL;
+		asap_app_destroy(app);
+	}
+	mutex_unlock(&asap_lock);
+	schedule_delayed_work(&asap_reap_dwork, ASAP_REAP_INTERVAL);
+}
+
+/* --- Counters ---------------------------------------------------------- */
+
+static u64 asap_pct(u64 num, u64 den)
+{
+	return den ? div64_u64(100 * num, den) : 0;
+}
+
+/**
+ * asap_collect_stats() - the counters of an app, or the global ones
+ * @app: the app, or NULL for the global counters
+ * @st: filled with up to @max counters
+ * @max: room in @st (ASAP_NR_STATS is enough)
+ *
+ * Context: asap_lock held.
+ * Return: the number of counters filled.
+ */
+int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
+		       unsigned int max)
+{
+	static const char * const kname[ASAP_NR_KINDS][8] = {
+		[ASAP_FILE] = { "file_faults", "file_prepaged_pages",
+				"file_hits", "file_unused",
+				"file_precision_pct", "file_recall_pct",
+				"file_entries", "file_table_pages" },
+		[ASAP_ANON] = { "anon_faults", "anon_prepaged_pages",
+				"anon_hits", "anon_unused",
+				"anon_precision_pct", "anon_recall_pct",
+				"anon_entries", "anon_table_pages" },
+	};
+	u64 v[ASAP_NR_KINDS][6] = { { 0 } };
+	u64 ns = 0, bytes = 0, dropped = 0;
+	unsigned int n = 0, k;
+	struct asap_app *a;
+
+#define ASAP_PUT(nm, val) do {				\
+		if (n < max) {				\
+			st[n].name = (nm);		\
+			st[n].value = (val);		\
+			n++;				\
+		}					\
+	} while (0)
+
+	list_for_each_entry(a, &asap_apps, node) {
+		if (app && a != app)
+			continue;
+		for (k = 0; k < ASAP_NR_KINDS; k++) {
+			v[k][0] += atomic64_read(&a->k[k].faults);
+			v[k][1] += atomic64_read(&a->k[k].prepaged);
+			v[k][2] += atomic64_read(&a->k[k].hits);
+			v[k][3] += atomic64_read(&a->k[k].unused);
+			v[k][4] += atomic64_read(&a->k[k].entries);
+			v[k][5] += atomic64_read(&a->k[k].table);
+		}
+		ns += atomic64_read(&a->prepage_ns);
+		bytes += atomic64_read(&a->read_bytes);
+		dropped += atomic64_read(&a->log_dropped);
+	}
+	if (app) {
+		ASAP_PUT("switches", app->switches);
+		ASAP_PUT("file_profile_switches", app->profiled);
+		ASAP_PUT("prepage_cancelled", app->cancelled);
+		ASAP_PUT("file_faults_unmapped", app->file_unmapped);
+	} else {
+		ASAP_PUT("switches", asap_total_switches);
+		ASAP_PUT("apps", asap_nr_apps);
+		ASAP_PUT("apps_max", asap_apps_max);
+		ASAP_PUT("entries", atomic_read(&asap_nr_entries));
+		ASAP_PUT("entries_max", asap_entries_max);
+		ASAP_PUT("app_entries_max", asap_app_entries_max);
+		ASAP_PUT("entries_dropped",
+			 atomic64_read(&asap_entries_dropped));
+		ASAP_PUT("prepage_cancelled", asap_total_cancelled);
+		ASAP_PUT("workers", asap_workers);
+	}
+	for (k = 0; k < ASAP_NR_KINDS; k++) {
+		ASAP_PUT(kname[k][0], v[k][0]);
+		ASAP_PUT(kname[k][1], v[k][1]);
+		ASAP_PUT(kname[k][2], v[k][2]);
+		ASAP_PUT(kname[k][3], v[k][3]);
+		ASAP_PUT(kname[k][4], asap_pct(v[k][2], v[k][1]));
+		ASAP_PUT(kname[k][5], asap_pct(v[k][2], v[k][2] + v[k][0]));
+		ASAP_PUT(kname[k][6], v[k][4]);
+		ASAP_PUT(kname[k][7], v[k][5]);
+	}
+	ASAP_PUT("prepage_ns", ns);
+	ASAP_PUT("prepage_read_bytes", bytes);
+	ASAP_PUT("log_dropped", dropped);
+#undef ASAP_PUT
+	return n;
+}
+
+/* --- debugfs ----------------------------------------------------------- */
+
+static void asap_seq_stats(struct seq_file *m, struct asap_app *app)
+{
+	struct mobio_stat st[ASAP_NR_STATS];
+	int i, n;
+
+	n = asap_collect_stats(app, st, ARRAY_SIZE(st));
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s %llu\n", st[i].name, st[i].value);
+}
+
+static int asap_stats_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&asap_lock);
+	asap_seq_stats(m, NULL);
+	mutex_unlock(&asap_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(asap_stats);
+
+static int asap_apps_show(struct seq_file *m, void *v)
+{
+	struct asap_app *app;
+
+	mutex_lock(&asap_lock);
+	list_for_each_entry(app, &asap_apps, node) {
+		seq_printf(m, "app %d %s%s\n", app->tgid, app->comm,
+			   app == asap_front ? " foreground" : "");
+		asap_seq_stats(m, app);
+	}
+	mutex_unlock(&asap_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(asap_apps);
+
+/* --- Module ------------------------------------------------------------ */
+
+static int __init asap_init(void)
+{
+	int ret;
+
+	if (!asap_workers)
+		asap_workers = num_online_cpus();
+	asap_workers = clamp(asap_workers, 1U, 64U);
+	asap_profile_switches = clamp(asap_profile_switches, 1U, 255U);
+	asap_anon_timeout = clamp(asap_anon_timeout, 1U, 255U);
+	if (!asap_log_entries || asap_log_entries > (1U << 24)) {
+		pr_err("log_entries must be 1..16777216\n");
+		return -EINVAL;
+	}
+
+	asap_wq = alloc_workqueue("asap_prepage", WQ_UNBOUND, asap_workers);
+	if (!asap_wq)
+		return -ENOMEM;
+
+	for_each_kernel_tracepoint(asap_find_tp, NULL);
+	if (!asap_tp_add) {
+		pr_err("tracepoint mm_filemap_add_to_page_cache not found\n");
+		ret = -ENOENT;
+		goto err_wq;
+	}
+	ret = tracepoint_probe_register(asap_tp_add,
+					asap_probe_add_to_page_cache, NULL);
+	if (ret)
+		goto err_wq;
+	ret = register_kprobe(&asap_kp_swap);
+	if (ret) {
+		pr_err("kprobe on do_swap_page: %d\n", ret);
+		goto err_tp;
+	}
+	ret = asap_genl_init();
+	if (ret)
+		goto err_kp;
+
+	asap_debugfs_dir = debugfs_create_dir("asap", NULL);
+	debugfs_create_file("stats", 0400, asap_debugfs_dir, NULL,
+			    &asap_stats_fops);
+	debugfs_create_file("apps", 0400, asap_debugfs_dir, NULL,
+			    &asap_apps_fops);
+	schedule_delayed_work(&asap_reap_dwork, ASAP_REAP_INTERVAL);
+	pr_info("%u workers, profile %u/%u switches, log %u faults\n",
+		asap_workers, asap_profile_min, asap_profile_switches,
+		asap_log_entries);
+	return 0;
+
+err_kp:
+	unregister_kprobe(&asap_kp_swap);
+err_tp:
+	tracepoint_probe_unregister(asap_tp_add, asap_probe_add_to_page_cache,
+				    NULL);
+	tracepoint_synchronize_unregister();
+err_wq:
+	destroy_workqueue(asap_wq);
+	return ret;
+}
+
+static void __exit asap_exit(void)
+{
+	struct asap_app *app, *tmp;
+
+	asap_genl_exit();
+	debugfs_remove_recursive(asap_debugfs_dir);
+	cancel_delayed_work_sync(&asap_reap_dwork);
+	cancel_delayed_work_sync(&asap_window_dwork);
+
+	mutex_lock(&asap_lock);
+	asap_window_close(true);
+	asap_front = NULL;
+	mutex_unlock(&asap_lock);
+	/* A timeout may have run between the cancel and the lock. */
+	cancel_delayed_work_sync(&asap_window_dwork);
+
+	unregister_kprobe(&asap_kp_swap);
+	tracepoint_probe_unregister(asap_tp_add, asap_probe_add_to_page_cache,
+				    NULL);
+	tracepoint_synchronize_unregister();
+	destroy_workqueue(asap_wq);
+
+	mutex_lock(&asap_lock);
+	list_for_each_entry_safe(app, tmp, &asap_apps, node)
+		asap_app_destroy(app);
+	mutex_unlock(&asap_lock);
+}
+
+module_init(asap_init);
+module_exit(asap_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ASAP: app-switch footprint learning and parallel prepaging");

@@ -1,0 +1,226 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# asap-prefetch.ko with zram swap and an ext4 file: an app (asapapp) is
+# evicted (MADV_PAGEOUT, drop_caches), switched to with mobioctl, touches
+# its footprint and is switched away from, 12 times. Checks: faults are
+# logged (counts against the app's own), the file profile ends after 10
+# switches, prepaging brings pages back (counters, mincore), hits and the
+# reported precision/recall agree with the counts, a switch away cancels,
+# bad requests get clear errors, app exit frees its tables, the netlink
+# fuzz is survived, rmmod during prepaging is clean.
+# vm-kmod: zram ext4
+# vm-bin: /sbin/mkfs.ext4
+# vm-disk: data 64M
+# vm-timeout: 900
+. /mobio/tests/lib.sh
+
+KO=/mobio/asap-prefetch.ko
+ANON_MB=8
+FILE_MB=4
+ROUNDS=12
+CMD=/tmp/asap.cmd
+ACK=/tmp/asap.ack
+MNT=/mnt/data
+
+# --- setup: zram swap, ext4 file ----------------------------------------------
+kmod_load zram num_devices=1 || fail zram_load "expected zram to load"
+echo 256M >/sys/block/zram0/disksize
+mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+	fail swap_on "expected swapon /dev/zram0 to work"
+kmod_load ext4 || fail kmod_ext4 "expected ext4 to load"
+mkfs.ext4 -q -F "$DISK_data" >/tmp/mkfs.out 2>&1 ||
+	fail mkfs_data "expected mkfs.ext4 to work: $(cat /tmp/mkfs.out)"
+mkdir -p $MNT && mount -t ext4 "$DISK_data" $MNT ||
+	fail mount_data "expected $DISK_data to mount"
+dd if=/dev/urandom of=$MNT/app.dat bs=1M count=$FILE_MB 2>/dev/null
+sync
+
+check_ok insmod_asap insmod $KO window_ms=0
+check_eq workers_default_cpus "$(grep -c ^processor /proc/cpuinfo)" \
+	"$(cat /sys/module/asap_prefetch/parameters/workers)"
+
+# app_cmd LETTER: one command to the app, its answer in $REPLY_LINE
+app_cmd() {
+	echo "$1" >$CMD
+	REPLY_LINE=
+	read -r -t 300 REPLY_LINE <$ACK
+}
+# field NAME: NAME=value from $REPLY_LINE
+field() {
+	echo "$REPLY_LINE" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+# st NAME [PID]: one counter
+st() {
+	mobioctl asap stats $2 | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+start_app() {
+	rm -f $CMD $ACK
+	mkfifo $CMD $ACK
+	asapapp $ANON_MB $MNT/app.dat $CMD $ACK &
+	read -r -t 60 REPLY_LINE <$ACK
+	APP=$(field pid)
+	ANON_PAGES=$(field anon_pages)
+	FILE_PAGES=$(field file_pages)
+}
+
+# evict: the app's pages out (anon to zram, file dropped)
+evict() {
+	app_cmd p
+	sync
+	echo 1 >/proc/sys/vm/drop_caches
+}
+
+start_app
+check_ge app_started 1 "$APP"
+evict
+check_eq pageout_evicts_anon "anon=0" "$(echo "$REPLY_LINE" | tr ' ' '\n' | grep ^anon=)"
+
+# --- bad requests ---------------------------------------------------------------
+# bad NAME EXIT PATTERN CMD...: mobioctl exits EXIT and stderr has PATTERN
+bad() {
+	local name=$1 want=$2 pat=$3 err rc
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq "$want" ] && echo "$err" | grep -q "$pat"; then
+		pass "$name"
+	else
+		fail "$name" "expected exit $want and '$pat', saw exit $rc: $err"
+	fi
+}
+bad rejects_missing_pid 1 "No such process (no such process)" mobioctl asap switch 999999
+bad rejects_pid_above_limit 1 "Numerical result out of range\|out of range" mobioctl asap switch 4194305
+bad rejects_pid_zero 2 "pid 0" mobioctl asap switch 0
+bad rejects_pid_junk 2 "bad pid" mobioctl asap switch 12x
+bad rejects_kernel_thread 1 "kernel thread" mobioctl asap switch 2
+bad rejects_bad_cgroup 1 "no such cgroup" mobioctl asap switch /no/such/cgroup
+bad cgroup_apps_not_done 1 "not implemented" mobioctl asap switch /
+bad rejects_long_cgroup 2 "longer than" mobioctl asap switch "/$(head -c 5000 /dev/zero | tr '\0' a)"
+bad stats_unknown_app 1 "no tracked app" mobioctl asap stats 999999
+check_eq no_app_tracked_yet 0 "$(st apps)"
+
+# --- switch rounds ----------------------------------------------------------------
+touched_bad=0
+r=1
+while [ $r -le $ROUNDS ]; do
+	[ $r -gt 1 ] && evict
+	mobioctl asap switch $APP || fail "switch_round_$r" "expected mobioctl asap switch $APP to work"
+	# Let the workers start before the app runs (the last round checks them).
+	[ $r -eq $ROUNDS ] && sleep 5 && app_cmd r && LAST_RES="$REPLY_LINE"
+	app_cmd t
+	log "round $r: $REPLY_LINE"
+	touched_bad=$((touched_bad + $(field bad)))
+	mobioctl asap switch $$ || fail "switch_away_round_$r" "expected a switch to the shell to work"
+	if [ $r -eq 1 ]; then
+		# Round 1 faulted the whole footprint in on demand.
+		check_ge round1_logs_anon_faults "$ANON_PAGES" "$(st anon_faults $APP)"
+		check_ge round1_logs_file_faults "$FILE_PAGES" "$(st file_faults $APP)"
+		check_eq round1_nothing_prepaged 0 "$(st anon_prepaged_pages $APP)"
+	fi
+	if [ $r -eq 10 ]; then
+		check_eq profile_done_after_10 10 "$(st file_profile_switches $APP)"
+		check_eq no_file_prepaged_while_profiling 0 "$(st file_prepaged_pages $APP)"
+		check_ge file_table_after_profile "$FILE_PAGES" "$(st file_table_pages $APP)"
+	fi
+	r=$((r + 1))
+done
+check_eq app_data_intact 0 "$touched_bad"
+check_eq app_switches $ROUNDS "$(st switches $APP)"
+check_eq global_switches $((2 * ROUNDS)) "$(st switches)"
+mobioctl asap stats $APP >/tmp/asap.stats
+log "app stats: $(tr '\n' ' ' </tmp/asap.stats)"
+s() { awk -v k="$1" '$1 == k { print $2 }' /tmp/asap.stats; }
+
+# Anon: candidates after round 1, table after round 2, prepaged from round 3.
+check_ge anon_prepaged "$ANON_PAGES" "$(s anon_prepaged_pages)"
+check_ge anon_hits $((ANON_PAGES / 2)) "$(s anon_hits)"
+# File: prepaged in rounds 11 and 12.
+check_ge file_prepaged "$((FILE_PAGES / 2))" "$(s file_prepaged_pages)"
+check_ge file_hits "$((FILE_PAGES / 2))" "$(s file_hits)"
+for k in anon file; do
+	h=$(s ${k}_hits)
+	p=$(s ${k}_prepaged_pages)
+	f=$(s ${k}_faults)
+	u=$(s ${k}_unused)
+	check_eq ${k}_hits_plus_unused_is_prepaged "$p" $((h + u))
+	[ "${p:-0}" -gt 0 ] && pr=$((100 * h / p)) || pr=0
+	[ $((h + f)) -gt 0 ] && rc=$((100 * h / (h + f))) || rc=0
+	check_eq ${k}_precision_from_counts $pr "$(s ${k}_precision_pct)"
+	check_eq ${k}_recall_from_counts $rc "$(s ${k}_recall_pct)"
+done
+# The app touches all it has: what is prepaged is used. Anon pages the app
+# touches while a worker is between faulting a chunk in and clearing its
+# accessed bits count as unused, so measured precision is below 100.
+check_ge anon_precision_high 70 "$(s anon_precision_pct)"
+check_ge file_precision_high 90 "$(s file_precision_pct)"
+check_ge prepage_time_counted 1 "$(s prepage_ns)"
+check_ge prepage_bytes_counted $(((ANON_PAGES + FILE_PAGES / 2) * 4096)) "$(s prepage_read_bytes)"
+log "last round, 5 s after the switch: $LAST_RES"
+REPLY_LINE=$LAST_RES
+check_ge prepaging_brings_anon_back $((ANON_PAGES * 9 / 10)) "$(field anon)"
+check_ge prepaging_brings_file_back $((FILE_PAGES / 2)) "$(field file)"
+
+# --- apps list and JSON ----------------------------------------------------------
+check_ok apps_lists_app sh -c "mobioctl asap apps | grep -q '^app $APP asapapp'"
+check_ok apps_json sh -c "mobioctl --json asap apps | grep -q '\"pid\":$APP,\"comm\":\"asapapp\"'"
+check_ok stats_json sh -c "mobioctl --json asap stats | grep -q '\"switches\":$((2 * ROUNDS))'"
+
+# --- a switch away cancels ---------------------------------------------------------
+echo 300 >/sys/module/asap_prefetch/parameters/prepage_throttle_ms
+evict
+c0=$(st prepage_cancelled $APP)
+mobioctl asap switch $APP
+mobioctl asap switch $$
+check_eq switch_away_cancels $((c0 + 1)) "$(st prepage_cancelled $APP)"
+app_cmd r
+log "after the cancelled switch: $REPLY_LINE"
+if [ "$(field anon)" -lt "$ANON_PAGES" ]; then
+	pass cancel_stops_prepaging
+else
+	fail cancel_stops_prepaging "expected < $ANON_PAGES anon pages resident, saw $(field anon)"
+fi
+echo 0 >/sys/module/asap_prefetch/parameters/prepage_throttle_ms
+
+# --- app exit frees its tables -------------------------------------------------------
+e_app=$(( $(st anon_entries $APP) + $(st file_entries $APP) ))
+e0=$(st entries)
+check_ge app_has_entries 1 "$e_app"
+app_cmd q
+wait
+sleep 3
+check_eq exit_untracks_app 0 "$(mobioctl asap apps | grep -c "^app $APP ")"
+check_eq exit_frees_entries $((e0 - e_app)) "$(st entries)"
+
+# --- netlink fuzz (switch included: random pids) ----------------------------------------
+if genl-fuzz asap 2000 1 >/tmp/fuzz.out 2>&1; then
+	pass fuzz_2000_requests
+else
+	fail fuzz_2000_requests "expected genl-fuzz to send all: $(tail -n 2 /tmp/fuzz.out)"
+fi
+
+# --- rmmod while prepaging ---------------------------------------------------------------
+start_app
+echo 200 >/sys/module/asap_prefetch/parameters/prepage_throttle_ms
+r=1
+while [ $r -le 3 ]; do
+	evict
+	mobioctl asap switch $APP
+	app_cmd t
+	mobioctl asap switch $$
+	r=$((r + 1))
+done
+evict
+mobioctl asap switch $APP
+sleep 1
+check_ok rmmod_while_prepaging rmmod asap_prefetch
+check_eq module_gone 0 "$(ls -d /sys/module/asap_prefetch 2>/dev/null | wc -l)"
+app_cmd t
+check_eq app_fine_after_rmmod 0 "$(field bad)"
+app_cmd q
+wait
+check_ok reload insmod $KO
+check_ok unload rmmod asap_prefetch
+swapoff /dev/zram0
+umount $MNT
+finish

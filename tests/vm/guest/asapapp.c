@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * asapapp: a synthetic app for the ASAP tests, with an anonymous working
+ * set and a file-backed mapping, driven through two FIFOs.
+ *
+ *	asapapp ANON_MB FILE CMD_FIFO ACK_FIFO
+ *
+ * It maps ANON_MB MiB of anonymous memory (no huge pages), fills every page
+ * with a pattern of its index, maps FILE read-only, then reads one-letter
+ * commands from CMD_FIFO and answers each with one line on ACK_FIFO:
+ *
+ *   r  "resident anon=A file=F"            pages resident now (mincore)
+ *   p  "paged anon=A file=F"               MADV_PAGEOUT both mappings, then
+ *                                          what is still resident
+ *   t  "touched anon=A file=F bad=B ms=M"  what was resident before, then
+ *                                          read every page of both; B pages
+ *                                          whose pattern was wrong, M ms
+ *   q  "bye", and exit
+ *
+ * The first line on ACK_FIFO is "ready pid=P anon_pages=N file_pages=M".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+
+static long page;
+
+static unsigned long resident(void *addr, size_t len)
+{
+	size_t n = (len + page - 1) / page, i;
+	unsigned char *vec = malloc(n);
+	unsigned long r = 0;
+
+	if (!vec || mincore(addr, len, vec)) {
+		perror("asapapp: mincore");
+		exit(1);
+	}
+	for (i = 0; i < n; i++)
+		r += vec[i] & 1;
+	free(vec);
+	return r;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int main(int argc, char **argv)
+{
+	size_t anon_len, file_len, i;
+	unsigned char *anon, *file;
+	volatile unsigned long sink = 0;
+	struct stat st;
+	int fd, cmd, ack;
+	FILE *out;
+	char c;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: asapapp ANON_MB FILE CMD_FIFO ACK_FIFO\n");
+		return 2;
+	}
+	page = sysconf(_SC_PAGESIZE);
+	anon_len = strtoul(argv[1], NULL, 0) << 20;
+	fd = open(argv[2], O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || !st.st_size || !anon_len) {
+		fprintf(stderr, "asapapp: %s: need a non-empty file and ANON_MB > 0\n",
+			argv[2]);
+		return 1;
+	}
+	file_len = st.st_size;
+	anon = mmap(NULL, anon_len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	file = mmap(NULL, file_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (anon == MAP_FAILED || file == MAP_FAILED) {
+		perror("asapapp: mmap");
+		return 1;
+	}
+	madvise(anon, anon_len, MADV_NOHUGEPAGE);
+	for (i = 0; i < anon_len; i += page)
+		*(uint64_t *)(anon + i) = i / page ^ 0x5a5a5a5aUL;
+
+	cmd = open(argv[3], O_RDWR);
+	ack = open(argv[4], O_RDWR);
+	out = ack < 0 ? NULL : fdopen(ack, "w");
+	if (cmd < 0 || !out) {
+		perror("asapapp: fifo");
+		return 1;
+	}
+	setvbuf(out, NULL, _IOLBF, 0);
+	fprintf(out, "ready pid=%d anon_pages=%zu file_pages=%zu\n", getpid(),
+		anon_len / page, (file_len + page - 1) / page);
+
+	while (read(cmd, &c, 1) == 1) {
+		unsigned long ra, rf, bad = 0;
+		long t0;
+
+		switch (c) {
+		case 'r':
+			fprintf(out, "resident anon=%lu file=%lu\n",
+				resident(anon, anon_len),
+				resident(file, file_len));
+			break;
+		case 'p':
+			if (madvise(anon, anon_len, MADV_PAGEOUT) ||
+			    madvise(file, file_len, MADV_PAGEOUT))
+				fprintf(out, "error madvise %s\n",
+					strerror(errno));
+			else
+				fprintf(out, "paged anon=%lu file=%lu\n",
+					resident(anon, anon_len),
+					resident(file, file_len));
+			break;
+		case 't':
+			ra = resident(anon, anon_len);
+			rf = resident(file, file_len);
+			t0 = now_ms();
+			for (i = 0; i < anon_len; i += page)
+				if (*(uint64_t *)(anon + i) !=
+				    (i / page ^ 0x5a5a5a5aUL))
+					bad++;
+			for (i = 0; i < file_len; i += page)
+				sink += file[i];
+			fprintf(out, "touched anon=%lu file=%lu bad=%lu ms=%ld\n",
+				ra, rf, bad, now_ms() - t0);
+			break;
+		case 'q':
+			fprintf(out, "bye\n");
+			return 0;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
