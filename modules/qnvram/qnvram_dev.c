@@ -16,6 +16,8 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/capability.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
 #include "qnvram_pool.h"
 
 static int qnvram_open(struct inode *inode, struct file *file)
@@ -27,7 +29,11 @@ static int qnvram_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	b->pool = &qnvram_pool;
 	b->slot = -1;
+	b->mapping = file->f_mapping;
 	file->private_data = b;
+	mutex_lock(&b->pool->lock);
+	list_add(&b->node, &b->pool->bindings);
+	mutex_unlock(&b->pool->lock);
 	return 0;
 }
 
@@ -35,6 +41,9 @@ static int qnvram_release(struct inode *inode, struct file *file)
 {
 	struct qnvram_binding *b = file->private_data;
 
+	mutex_lock(&b->pool->lock);
+	list_del(&b->node);
+	mutex_unlock(&b->pool->lock);
 	qnvram_region_unbind(b->pool, b);
 	kfree(b);
 	return 0;
@@ -92,8 +101,30 @@ static void qnvram_vma_close(struct vm_area_struct *vma)
 }
 
 /*
+ * Wait out a shutdown flush's freeze. Return: 0, or VM_FAULT_SIGBUS for a
+ * task being killed (a fault from a uaccess then fails with -EFAULT
+ * instead of retrying forever).
+ */
+static vm_fault_t qnvram_fault_wait_thaw(struct qnvram_pool *pool)
+{
+	long left;
+
+	for (;;) {
+		left = (long)(READ_ONCE(pool->frozen_until) - jiffies);
+		if (left <= 0)
+			return 0;
+		if (schedule_timeout_killable(left) &&
+		    fatal_signal_pending(current))
+			return VM_FAULT_SIGBUS;
+	}
+}
+
+/*
  * The binding cannot change while the vma exists (the vma holds the file),
- * so the region's offset is read without the pool lock.
+ * so the region's offset is read without the pool lock. The pfn goes in
+ * under the lock: a flush holds it from unmapping every region until its
+ * copy is done, so no page gets mapped (and written) in between; a fault
+ * during a flush waits for it. Lock order: mmap_lock, then the pool lock.
  */
 static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
 {
@@ -102,6 +133,7 @@ static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
 	struct qnvram_pool *pool = b->pool;
 	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
 	unsigned long pfn;
+	vm_fault_t ret;
 
 	if (off >= b->length)
 		return VM_FAULT_SIGBUS;
@@ -110,7 +142,45 @@ static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
 		pfn = vmalloc_to_pfn(pool->base + off);
 	else
 		pfn = PHYS_PFN(pool->phys + off);
-	return vmf_insert_pfn(vma, vmf->address, pfn);
+	for (;;) {
+		if (mutex_lock_killable(&pool->lock))
+			return VM_FAULT_SIGBUS;
+		if (!time_before(jiffies, pool->frozen_until))
+			break;
+		pool->stats.frozen_faults++;
+		mutex_unlock(&pool->lock);
+		ret = qnvram_fault_wait_thaw(pool);
+		if (ret)
+			return ret;
+	}
+	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	mutex_unlock(&pool->lock);
+	return ret;
+}
+
+/**
+ * qnvram_dev_unmap_all() - unmap every region from every process
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * The next access to any page of a region faults, and the fault waits for
+ * @pool->lock: a flush calls this first, so that what it copies is one
+ * state of every region, not one that apps change under the copy.
+ *
+ * Context: process, may sleep.
+ */
+void qnvram_dev_unmap_all(struct qnvram_pool *pool)
+{
+	struct address_space *done = NULL;
+	struct qnvram_binding *b;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(b, &pool->bindings, node) {
+		/* Files of one device node share one address space. */
+		if (b->slot < 0 || b->mapping == done)
+			continue;
+		unmap_mapping_range(b->mapping, 0, 0, 1);
+		done = b->mapping;
+	}
 }
 
 static const struct vm_operations_struct qnvram_vm_ops = {

@@ -371,8 +371,9 @@ void qnvram_backing_close(struct qnvram_pool *pool)
  * metadata copy with those checksums, then, after a cache flush, the
  * header with FUA. Until the header lands the previous image stays
  * current, so a torn flush loses nothing that the last flush saved.
- * Apps may write regions during the flush; the image then holds each
- * block as it was when copied.
+ * Every region is unmapped first and apps' page faults wait for @pool->lock,
+ * so the image is one state of each region, as apps left it when the flush
+ * began.
  *
  * Context: process, may sleep for seconds.
  * Return: 0; -ENODEV without a backing device; -ENOMEM; -EIO.
@@ -394,6 +395,7 @@ int qnvram_flush(struct qnvram_pool *pool)
 	img_meta = kmemdup(pool->meta, sizeof(*img_meta), GFP_KERNEL);
 	if (!img_meta)
 		return -ENOMEM;
+	qnvram_dev_unmap_all(pool);
 
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		struct qnvram_region_entry *e = &img_meta->entries[i];
@@ -594,6 +596,21 @@ int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
 	return 0;
 }
 
+/*
+ * After a shutdown flush the power is about to go: apps that touch their
+ * regions wait freeze_ms, so that nothing they do after the image (writes
+ * to files that the image's state does not know about, say) can happen
+ * before it. Caller holds @pool->lock, which the waiting faults take.
+ */
+static void qnvram_freeze(struct qnvram_pool *pool)
+{
+	unsigned int ms = READ_ONCE(qnvram_freeze_ms);
+
+	lockdep_assert_held(&pool->lock);
+	if (ms)
+		WRITE_ONCE(pool->frozen_until, jiffies + msecs_to_jiffies(ms));
+}
+
 static void qnvram_power_key_work_fn(struct work_struct *work)
 {
 	struct qnvram_pool *pool = container_of(to_delayed_work(work),
@@ -604,8 +621,10 @@ static void qnvram_power_key_work_fn(struct work_struct *work)
 	qnvram_genl_event(QNVRAM_EVENT_POWER_KEY, pool, -1);
 	mutex_lock(&pool->lock);
 	ret = qnvram_flush(pool);
-	if (!ret)
+	if (!ret) {
 		pool->stats.power_key_flushes++;
+		qnvram_freeze(pool);
+	}
 	mutex_unlock(&pool->lock);
 	pr_info("power key held %u ms: flush %s (%d)\n", qnvram_hold_ms,
 		ret ? "failed" : "done", ret);
@@ -697,8 +716,10 @@ static int qnvram_reboot_notify(struct notifier_block *nb,
 	mutex_lock(&pool->lock);
 	if (pool->backing.bdev) {
 		ret = qnvram_flush(pool);
-		if (!ret)
+		if (!ret) {
 			pool->stats.poweroff_flushes++;
+			qnvram_freeze(pool);
+		}
 		pr_info("power-off: flush %s (%d)\n", ret ? "failed" : "done",
 			ret);
 	}

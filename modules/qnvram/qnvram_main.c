@@ -48,6 +48,10 @@ unsigned int qnvram_hold_ms = 5000;
 module_param_named(hold_ms, qnvram_hold_ms, uint, 0644);
 MODULE_PARM_DESC(hold_ms, "Power key hold time that triggers a flush, ms (default 5000; 0 disables)");
 
+unsigned int qnvram_freeze_ms = 30000;
+module_param_named(freeze_ms, qnvram_freeze_ms, uint, 0644);
+MODULE_PARM_DESC(freeze_ms, "After a power-key or power-off flush, apps touching their regions wait this long, ms, so that the image stays the last state they acted on until the power goes (default 30000; 0: no wait)");
+
 static unsigned long uid_quota;
 module_param(uid_quota, ulong, 0644);
 MODULE_PARM_DESC(uid_quota, "Bytes one uid may hold, resident or swapped (0: no limit)");
@@ -420,6 +424,7 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("swap_outs", pool->stats.swap_outs);
 	QNVRAM_STAT("swap_ins", pool->stats.swap_ins);
 	QNVRAM_STAT("restore_dropped_regions", pool->stats.restore_dropped);
+	QNVRAM_STAT("frozen_faults", pool->stats.frozen_faults);
 	mutex_unlock(&pool->lock);
 #undef QNVRAM_STAT
 	return n;
@@ -566,6 +571,8 @@ static int __init qnvram_init(void)
 	}
 
 	mutex_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->bindings);
+	pool->frozen_until = jiffies;
 	pool->img_slot = -1;
 	pool->meta = kzalloc(sizeof(*pool->meta), GFP_KERNEL);
 	if (!pool->meta)

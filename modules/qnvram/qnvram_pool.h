@@ -6,6 +6,7 @@
 #ifndef _QNVRAM_POOL_H
 #define _QNVRAM_POOL_H
 
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <linux/atomic.h>
@@ -53,6 +54,8 @@ struct qnvram_region_rt {
  * @swap_ins: regions read back on retrieve
  * @swap_bytes: bytes swapped out
  * @restore_dropped: regions dropped at restore for a bad checksum
+ * @frozen_faults: page faults that found the pool frozen after a shutdown
+ *	flush and waited
  *
  * Protected by qnvram_pool.lock, except @power_key_presses (written in
  * atomic context by the input handler, read racily).
@@ -71,6 +74,7 @@ struct qnvram_stats {
 	u64 swap_ins;
 	u64 swap_bytes;
 	u64 restore_dropped;
+	u64 frozen_faults;
 };
 
 /**
@@ -123,6 +127,13 @@ struct qnvram_bounce {
  * @img_foreign: an image slot holds a sealed image that does not fit this
  *	pool (another size): loading refuses to overwrite it unless told to
  *
+ * Mappings, protected by @lock:
+ * @bindings: every open /dev/qnvram file (struct qnvram_binding.node); a
+ *	flush unmaps their pages so that apps fault, and wait, while it copies
+ * @frozen_until: jiffies; until then a page fault on a region waits: set
+ *	by a shutdown flush (power key, power-off) so that apps do nothing
+ *	after the image they could not redo from it
+ *
  * @boot_source: enum qnvram_boot_source
  * @stats: counters
  * @power_key_work: flush after the power key was held hold_ms
@@ -148,6 +159,9 @@ struct qnvram_pool {
 	struct qnvram_meta *img_meta;
 	bool img_foreign;
 
+	struct list_head bindings;
+	unsigned long frozen_until;
+
 	enum qnvram_boot_source boot_source;
 	struct qnvram_stats stats;
 	struct delayed_work power_key_work;
@@ -163,16 +177,21 @@ struct qnvram_pool {
  * @slot: table entry index, -1 while unbound
  * @offset: the region's pool offset, bytes (stable while bound)
  * @length: the region's length, bytes
+ * @node: in @pool->bindings (under its lock)
+ * @mapping: the file's address space, where its vmas are linked
  */
 struct qnvram_binding {
 	struct qnvram_pool *pool;
 	int slot;
 	u64 offset;
 	u64 length;
+	struct list_head node;
+	struct address_space *mapping;
 };
 
 extern struct qnvram_pool qnvram_pool;
 extern unsigned int qnvram_hold_ms;
+extern unsigned int qnvram_freeze_ms;
 
 /* qnvram_main.c */
 int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
@@ -198,6 +217,7 @@ void qnvram_triggers_exit(struct qnvram_pool *pool);
 
 /* qnvram_dev.c */
 int qnvram_dev_init(void);
+void qnvram_dev_unmap_all(struct qnvram_pool *pool);
 void qnvram_dev_exit(void);
 
 /* qnvram_genl.c */
