@@ -18,7 +18,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
-.PHONY: all help deps modules lib tools unit checkpatch sparse check demo install-check \
+.PHONY: all help deps modules lib tools unit checkpatch sparse check demo demo-qnvram install-check \
 	install dkms-install dkms-build clean
 
 all: modules lib tools
@@ -27,7 +27,8 @@ help:
 	@echo "make               build modules (KVER=<kver>|all), libqnvram, the ppcache VFS and tools"
 	@echo "make deps          install the Debian packages and kernels (root)"
 	@echo "make check         every test: unit, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
-	@echo "make demo          the main job in a VM: qNVRAM surviving kills, reboots, power loss"
+	@echo "make demo          the main job in a VM: SQLite on ppcache vs WAL, then kills, reboot, power cut"
+	@echo "make demo-qnvram   qNVRAM alone in a VM: app state surviving kills, reboots, power loss"
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
 	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"

@@ -169,6 +169,25 @@ def tables(s, models):
     return md
 
 
+def summary(s, model):
+    """A plain-text speedup table (x WAL+FULL) of the main modes, for a terminal."""
+    modes = [(m, l) for m, l in MODES if "(diag.)" not in l and m != "wal-full"]
+    w = max(len(l) for _, l in modes)
+    out = ["Speedup over WAL + synchronous=FULL (%s model; transactions/s ratio, "
+           "same boot):" % model, "",
+           "%-*s  %s" % (w, "mode", "  ".join("%11s" % c for c in CASES))]
+    for mode, lbl in modes:
+        cells = []
+        for case in CASES:
+            x = speedup(s, model, mode, case)
+            cells.append("%11s" % ("%.2fx" % x if x else "-"))
+        out.append("%-*s  %s" % (w, lbl, "  ".join(cells)))
+    base = ["%11s" % (fmt_tps(s[(model, "wal-full", c)]["tps"]) + " t/s"
+                      if (model, "wal-full", c) in s else "-") for c in CASES]
+    out.append("%-*s  %s" % (w, "(WAL+FULL)", "  ".join(base)))
+    return "\n".join(out) + "\n"
+
+
 def targets(s, model="flash"):
     md = ["### Targets (flash-like model)\n",
           "| target | case | measured | met |", "|---|---|---|---|"]
@@ -264,6 +283,8 @@ def main():
     ap.add_argument("--png")
     ap.add_argument("--workdir", default="build/bench-sqlite")
     ap.add_argument("--notes", help="markdown appended after the tables (the analysis)")
+    ap.add_argument("--summary", metavar="MODEL",
+                    help="print only a plain-text speedup table for MODEL (e.g. flash)")
     a = ap.parse_args()
 
     rows, probes, skips, comments = [], [], [], []
@@ -277,6 +298,9 @@ def main():
         print("report: no CSV rows in %s" % " ".join(a.events), file=sys.stderr)
         return 1
     s = summarize(rows)
+    if a.summary:
+        print(summary(s, a.summary))
+        return 0
     models = [(m, d) for m, d in MODELS if any(r["model"] == m for r in rows)]
     head = ["Command: `%s`; kernel %s; %s." % (a.cmd, a.kver, time.strftime("%Y-%m-%d")),
             "VM: QEMU TCG, 2 vCPUs, 1 GiB, qNVRAM pool 32 MiB reserved "

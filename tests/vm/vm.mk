@@ -60,10 +60,19 @@ vm-shell:
 vm-bootprobe:
 	$(VM_RUN) bootprobe --kver $(VM_KVER)
 
-# The project's main job, in a VM: see README.md.
-DEMO_TEST ?= qnvram-demo
+# The project's main job, in a VM (see README.md): the SQLite benchmark's short
+# form on the flash-like model, then an app's ppcache database through kills,
+# a warm reboot and a power cut (tests/vm/guest/ppcache-demo.sh), then the
+# speedup table again. `make demo-qnvram`: qNVRAM alone (raw app state).
 demo: deps
-	$(MAKE) vm-test T=$(DEMO_TEST)
+	@$(MAKE) --no-print-directory bench-sqlite-quick
+	@$(MAKE) --no-print-directory vm-test T=ppcache-demo VM_BUILD=0
+	@echo
+	@python3 bench/sqlite/report.py --kver $(VM_KVER) --summary flash \
+		--events build/bench-sqlite/quick-events.txt
+
+demo-qnvram: deps
+	$(MAKE) vm-test T=qnvram-demo
 
 # qNVRAM flush bandwidth against dd on the same disk (bench/qnvram/flush.sh).
 bench-qnvram:
