@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fbtest: the guest helper of tests/vm/guest/freeblock-*.sh, over
+ * /dev/freeblock (include/uapi/linux/freeblock.h).
+ *
+ *   fbtest fill DEV SEED              write the pattern of SEED over DEV
+ *   fbtest scrub DEV [options]        register a scrub, consume the ring,
+ *                                     check every block came exactly once
+ *                                     (and its data, with --seed); prints
+ *                                     one "key=value ..." summary line
+ *     --bs N --slots N --start B --len B --floor KIBS --ceil KIBS
+ *     --seed S --promote-after-ms MS --abort-after BLOCKS
+ *     --consume-delay-us US (per block: fills the ring, stalls the task)
+ *     --report-at-ms MS (got_at= in the summary: blocks got by then)
+ *   fbtest hold DEV                   register a slow scrub, print
+ *                                     "registered", then sleep until killed
+ *   fbtest bad DEV REGFILE            every malformed request: one line
+ *                                     "ok NAME" or "bad NAME expected E saw S"
+ *   fbtest open-as UID DEV            setuid(UID), open DEV for reading:
+ *                                     prints the errno name or "ok"
+ *   fbtest load DEV SECONDS           foreground: 4 KiB O_DIRECT random
+ *                                     reads back to back (queue depth 1);
+ *                                     prints "reads=N"
+ *
+ * Exit: 0 when every check held, 1 otherwise, 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/freeblock.h>
+
+static uint64_t pattern(uint64_t off, uint64_t seed)
+{
+	return (off * 0x9e3779b97f4a7c15ULL) ^ seed;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int fill(const char *dev, uint64_t seed)
+{
+	static uint64_t buf[1 << 17];	/* 1 MiB */
+	uint64_t off = 0;
+	ssize_t n;
+	int fd = open(dev, O_WRONLY);
+	size_t i;
+
+	if (fd < 0) {
+		perror(dev);
+		return 1;
+	}
+	for (;;) {
+		for (i = 0; i < sizeof(buf) / 8; i++)
+			buf[i] = pattern(off + i * 8, seed);
+		n = write(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		off += n;
+	}
+	if (fsync(fd)) {
+		perror("fsync");
+		return 1;
+	}
+	close(fd);
+	printf("filled=%" PRIu64 "\n", off);
+	return 0;
+}
+
+struct scrub_opts {
+	uint32_t bs, slots, floor, ceil;
+	uint64_t start, len, seed;
+	int have_seed;
+	long promote_after_ms;
+	long abort_after;
+	long consume_delay_us;
+	long report_at_ms;
+};
+
+static int scrub(const char *dev, const struct scrub_opts *o)
+{
+	struct fb_scrub_req req = {
+		.blksize = o->bs, .start = o->start, .len = o->len,
+		.nslots = o->slots, .floor_kbps = o->floor,
+		.ceiling_kbps = o->ceil,
+	};
+	uint64_t got = 0, dup = 0, bad = 0, failed = 0, outside = 0, i;
+	uint64_t t0 = now_ms(), t_first = 0, got_at = 0;
+	int reported = 0;
+	volatile struct fb_ring_hdr *hdr;
+	int promoted = 0, aborted = 0, fd, dfd, ok;
+	const struct fb_desc *desc;
+	const uint8_t *data;
+	uint8_t *seen;
+	uint32_t tail = 0;
+	void *ring;
+
+	fd = open("/dev/freeblock", O_RDWR);
+	dfd = open(dev, O_RDONLY);
+	if (fd < 0 || dfd < 0) {
+		perror("open");
+		return 1;
+	}
+	req.fd = dfd;
+	if (ioctl(fd, FB_IOC_SCRUB, &req)) {
+		printf("scrub_errno=%d (%s)\n", errno, strerror(errno));
+		return 1;
+	}
+	close(dfd);	/* the task holds its own reference */
+	ring = mmap(NULL, req.ring_bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (ring == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	hdr = ring;
+	if (hdr->magic != FB_RING_MAGIC || hdr->nslots != o->slots ||
+	    hdr->slot_bytes != o->bs || hdr->nblocks != req.nblocks) {
+		printf("bad ring header\n");
+		return 1;
+	}
+	desc = (const struct fb_desc *)((const char *)ring + hdr->desc_off);
+	data = (const uint8_t *)ring + hdr->data_off;
+	seen = calloc(req.nblocks, 1);
+	if (!seen)
+		return 1;
+
+	for (;;) {
+		uint32_t head = __atomic_load_n(&hdr->head, __ATOMIC_ACQUIRE);
+		uint32_t state = __atomic_load_n(&hdr->state, __ATOMIC_ACQUIRE);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (state == FB_STATE_ENDED)
+			head = __atomic_load_n(&hdr->head, __ATOMIC_ACQUIRE);
+		for (; tail != head; tail++) {
+			const struct fb_desc *d = &desc[tail % hdr->nslots];
+			const uint64_t *w;
+
+			if (!t_first)
+				t_first = now_ms();
+			if (d->lbn >= req.nblocks || d->slot >= hdr->nslots) {
+				outside++;
+				continue;
+			}
+			if (seen[d->lbn]++)
+				dup++;
+			got++;
+			if (d->status) {
+				failed++;
+				continue;
+			}
+			w = (const uint64_t *)(data + (uint64_t)d->slot * o->bs);
+			if (o->have_seed)
+				for (i = 0; i < o->bs / 8; i++)
+					if (w[i] != pattern(o->start + d->lbn * o->bs + i * 8,
+							    o->seed)) {
+						bad++;
+						break;
+					}
+			if (o->consume_delay_us)
+				usleep(o->consume_delay_us);
+		}
+		if (ioctl(fd, FB_IOC_CONSUME, (unsigned long)tail)) {
+			perror("FB_IOC_CONSUME");
+			return 1;
+		}
+		if (o->report_at_ms >= 0 && !reported &&
+		    now_ms() - t0 >= (uint64_t)o->report_at_ms) {
+			got_at = got;
+			reported = 1;
+		}
+		if (state == FB_STATE_ENDED)
+			break;
+		if (o->abort_after >= 0 && !aborted &&
+		    got >= (uint64_t)o->abort_after) {
+			if (ioctl(fd, FB_IOC_ABORT)) {
+				perror("FB_IOC_ABORT");
+				return 1;
+			}
+			aborted = 1;
+		}
+		if (o->promote_after_ms >= 0 && !promoted &&
+		    now_ms() - t0 >= (uint64_t)o->promote_after_ms) {
+			if (ioctl(fd, FB_IOC_PROMOTE)) {
+				perror("FB_IOC_PROMOTE");
+				return 1;
+			}
+			promoted = 1;
+			/* a second promotion is refused */
+			if (ioctl(fd, FB_IOC_PROMOTE) == 0 || errno != EALREADY)
+				printf("promote_twice_errno=%d\n", errno);
+		}
+		poll(&pfd, 1, 100);
+	}
+	ok = !dup && !bad && !outside;
+	if (!aborted && hdr->result == 0)
+		ok = ok && got == req.nblocks;
+	printf("nblocks=%" PRIu64 " got=%" PRIu64 " dup=%" PRIu64
+	       " bad=%" PRIu64 " failed=%" PRIu64 " outside=%" PRIu64
+	       " result=%d promoted=%d aborted=%d ring_done=%llu"
+	       " elapsed_ms=%" PRIu64 " first_ms=%" PRIu64
+	       " got_at=%" PRIu64 "\n",
+	       (uint64_t)req.nblocks, got, dup, bad, failed, outside,
+	       hdr->result, promoted, aborted,
+	       (unsigned long long)hdr->blocks_done, now_ms() - t0,
+	       t_first ? t_first - t0 : 0, reported ? got_at : got);
+	return ok ? 0 : 1;
+}
+
+static int hold(const char *dev)
+{
+	struct fb_scrub_req req = {
+		.blksize = 4096, .nslots = 4, .ceiling_kbps = 4,
+	};
+	int fd = open("/dev/freeblock", O_RDWR);
+
+	req.fd = open(dev, O_RDONLY);
+	if (fd < 0 || req.fd < 0 || ioctl(fd, FB_IOC_SCRUB, &req)) {
+		perror("hold");
+		return 1;
+	}
+	printf("registered id=%u nblocks=%llu\n", req.id,
+	       (unsigned long long)req.nblocks);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static int failures;
+
+static void expect(const char *name, int ret, int want)
+{
+	int err = ret ? errno : 0;
+
+	if (ret && err == want) {
+		printf("ok %s\n", name);
+	} else {
+		printf("bad %s expected %s saw %s\n", name, strerror(want),
+		       ret ? strerror(err) : "success");
+		failures++;
+	}
+}
+
+static int scrub_req(int fd, struct fb_scrub_req *r)
+{
+	return ioctl(fd, FB_IOC_SCRUB, r);
+}
+
+static int bad(const char *dev, const char *regfile)
+{
+	struct fb_scrub_req good = { .blksize = 4096, .nslots = 4, .len = 1 << 20,
+				     .ceiling_kbps = 4 };
+	struct fb_scrub_req r;
+	int fd = open("/dev/freeblock", O_RDWR);
+	int dfd = open(dev, O_RDONLY);
+	int wfd = open(dev, O_WRONLY);
+	int rfd = open(regfile, O_RDONLY);
+	void *p;
+
+	if (fd < 0 || dfd < 0 || wfd < 0 || rfd < 0) {
+		perror("open");
+		return 1;
+	}
+	good.fd = dfd;
+#define TRY(name, field, value, want) do { \
+		r = good; r.field = value; \
+		expect(name, scrub_req(fd, &r), want); \
+	} while (0)
+	TRY("fd_negative_ebadf", fd, -1, EBADF);
+	TRY("fd_unused_ebadf", fd, 1000, EBADF);
+	TRY("fd_regular_file_enotblk", fd, rfd, ENOTBLK);
+	TRY("fd_write_only_eacces", fd, wfd, EACCES);
+	TRY("blksize_zero_einval", blksize, 0, EINVAL);
+	TRY("blksize_not_pow2_einval", blksize, 3000, EINVAL);
+	TRY("blksize_256_einval", blksize, 256, EINVAL);
+	TRY("blksize_2m_einval", blksize, 2 << 20, EINVAL);
+	TRY("nslots_zero_einval", nslots, 0, EINVAL);
+	TRY("nslots_huge_einval", nslots, 100000, EINVAL);
+	r = good;
+	r.blksize = 1 << 20;
+	r.nslots = 128;
+	expect("ring_over_64m_einval", scrub_req(fd, &r), EINVAL);
+	TRY("start_unaligned_einval", start, 512, EINVAL);
+	TRY("start_past_end_einval", start, 1ULL << 50, EINVAL);
+	TRY("flags_einval", flags, 1, EINVAL);
+	TRY("id_in_einval", id, 7, EINVAL);
+	TRY("floor_above_ceiling_einval", floor_kbps, 100, EINVAL);
+#undef TRY
+	expect("consume_unregistered_einval",
+	       ioctl(fd, FB_IOC_CONSUME, 0UL), EINVAL);
+	expect("abort_unregistered_einval", ioctl(fd, FB_IOC_ABORT), EINVAL);
+	expect("promote_unregistered_einval", ioctl(fd, FB_IOC_PROMOTE),
+	       EINVAL);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	expect("mmap_unregistered_einval", p == MAP_FAILED ? -1 : 0, EINVAL);
+	expect("unknown_ioctl_enotty", ioctl(fd, _IO(FB_IOC_MAGIC, 99)),
+	       ENOTTY);
+	expect("scrub_bad_pointer_efault",
+	       ioctl(fd, FB_IOC_SCRUB, (void *)16), EFAULT);
+
+	/* now a good one, then what is wrong after registration */
+	r = good;
+	if (scrub_req(fd, &r)) {
+		printf("bad good_scrub_registers %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ok good_scrub_registers\n");
+	r = good;
+	expect("second_scrub_ebusy", scrub_req(fd, &r), EBUSY);
+	expect("consume_past_head_einval",
+	       ioctl(fd, FB_IOC_CONSUME, 1000UL), EINVAL);
+	expect("consume_over_u32_einval",
+	       ioctl(fd, FB_IOC_CONSUME, 1UL << 40), EINVAL);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	expect("mmap_writable_eperm", p == MAP_FAILED ? -1 : 0, EPERM);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	expect("mmap_offset_einval", p == MAP_FAILED ? -1 : 0, EINVAL);
+	p = mmap(NULL, 1 << 30, PROT_READ, MAP_SHARED, fd, 0);
+	expect("mmap_too_long_einval", p == MAP_FAILED ? -1 : 0, EINVAL);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		printf("bad mmap_header_readable %s\n", strerror(errno));
+		failures++;
+	} else if (mprotect(p, 4096, PROT_READ | PROT_WRITE) == 0) {
+		printf("bad mprotect_writable_refused\n");
+		failures++;
+	} else {
+		printf("ok mprotect_writable_refused\n");
+	}
+	expect("abort_ok_then_twice_enoent",
+	       ioctl(fd, FB_IOC_ABORT) ? -2 : ioctl(fd, FB_IOC_ABORT), ENOENT);
+	close(fd);
+	return failures ? 1 : 0;
+}
+
+static int open_as(const char *uid, const char *dev)
+{
+	uid_t u = (uid_t)strtoul(uid, NULL, 0);
+	int fd;
+
+	if (setgid(u) || setuid(u)) {
+		perror("setuid");
+		return 2;
+	}
+	fd = open(dev, O_RDONLY);
+	if (fd < 0) {
+		printf("%s\n", errno == EACCES ? "EACCES" : strerror(errno));
+		return 0;
+	}
+	printf("ok\n");
+	return 0;
+}
+
+static int load(const char *dev, const char *secs)
+{
+	uint64_t end = now_ms() + strtoull(secs, NULL, 0) * 1000, n = 0;
+	uint64_t blocks, x = 88172645463325252ULL;
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+	off_t size;
+	void *buf;
+
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096)) {
+		perror(dev);
+		return 1;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	blocks = size / 4096;
+	while (now_ms() < end) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (pread(fd, buf, 4096, (off_t)(x % blocks) * 4096) != 4096) {
+			perror("pread");
+			return 1;
+		}
+		n++;
+	}
+	printf("reads=%" PRIu64 "\n", n);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: fbtest fill DEV SEED | scrub DEV [options] | "
+		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct scrub_opts o = {
+		.bs = 65536, .slots = 16, .promote_after_ms = -1,
+		.abort_after = -1, .report_at_ms = -1,
+	};
+	int i;
+
+	if (argc < 3)
+		return usage();
+	if (!strcmp(argv[1], "fill") && argc == 4)
+		return fill(argv[2], strtoull(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "hold"))
+		return hold(argv[2]);
+	if (!strcmp(argv[1], "bad") && argc == 4)
+		return bad(argv[2], argv[3]);
+	if (!strcmp(argv[1], "open-as") && argc == 4)
+		return open_as(argv[2], argv[3]);
+	if (!strcmp(argv[1], "load") && argc == 4)
+		return load(argv[2], argv[3]);
+	if (strcmp(argv[1], "scrub"))
+		return usage();
+	for (i = 3; i + 1 < argc; i += 2) {
+		const char *k = argv[i];
+		unsigned long long v = strtoull(argv[i + 1], NULL, 0);
+
+		if (!strcmp(k, "--bs"))
+			o.bs = v;
+		else if (!strcmp(k, "--slots"))
+			o.slots = v;
+		else if (!strcmp(k, "--start"))
+			o.start = v;
+		else if (!strcmp(k, "--len"))
+			o.len = v;
+		else if (!strcmp(k, "--floor"))
+			o.floor = v;
+		else if (!strcmp(k, "--ceil"))
+			o.ceil = v;
+		else if (!strcmp(k, "--seed")) {
+			o.seed = v;
+			o.have_seed = 1;
+		} else if (!strcmp(k, "--promote-after-ms"))
+			o.promote_after_ms = v;
+		else if (!strcmp(k, "--abort-after"))
+			o.abort_after = v;
+		else if (!strcmp(k, "--consume-delay-us"))
+			o.consume_delay_us = v;
+		else if (!strcmp(k, "--report-at-ms"))
+			o.report_at_ms = v;
+		else
+			return usage();
+	}
+	if (i != argc)
+		return usage();
+	return scrub(argv[2], &o);
+}
