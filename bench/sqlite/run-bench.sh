@@ -84,6 +84,9 @@ quick)
 	OPS=${OPS:-300}
 	out=build/bench-sqlite
 	mkdir -p "$out"
+	echo "bench-sqlite: short form on kernel $KVER: flash-like model (ext4 on dm-delay," \
+		"write ${WRITE_MS} ms, flush ${FLUSH_MS} ms), $OPS transactions per case and mode," \
+		"one VM boot (about 3 minutes on 2 cores)"
 	sed -e 's/^# vm-timeout: .*/# vm-timeout: 900/' bench/sqlite/sqlite-bench.sh \
 		>"$out/sqlite-bench-quick.sh"
 	vmrun "$out/quick-events.txt" "$out/sqlite-bench-quick.sh" "$(append 1 1 "$OPS" flash)" || rc=1
