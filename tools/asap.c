@@ -8,6 +8,7 @@
  *	                                   in the module yet)
  *	mobioctl asap stats [PID]          global counters, or one app's
  *	mobioctl [--json] asap apps        tracked apps with their counters
+ *	mobioctl asap watch [COUNT]        switches as they happen
  */
 #include <errno.h>
 #include <string.h>
@@ -45,6 +46,10 @@ static int asap_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case ASAP_A_FOREGROUND:
 		tb[type] = attr;
+		break;
+	case ASAP_A_TRIGGER:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			tb[type] = attr;
 		break;
 	default:
 		break;
@@ -85,19 +90,25 @@ static int asap_reply_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * The kernel judges a cgroup path's length (its policy says the limit):
+ * the request buffer only has to hold twice the limit.
+ */
+#define ASAP_SWITCH_SNDBUF	(2 * ASAP_CGROUP_PATH_MAX)
+
 static int asap_switch(struct mobio_ctx *ctx, int argc, char **argv)
 {
-	char buf[MOBIO_GENL_SNDBUF];
+	char buf[ASAP_SWITCH_SNDBUF];
 	struct mobio_genl *g;
 	struct nlmsghdr *nlh;
 	uint32_t pid = 0;
 
 	(void)argc;
 	if (argv[0][0] == '/') {
-		if (strlen(argv[0]) >= ASAP_CGROUP_PATH_MAX)
+		if (strlen(argv[0]) >= ASAP_SWITCH_SNDBUF - 256)
 			return mobio_cmd_usage_error(ctx, "cgroup path longer "
 						     "than %d bytes",
-						     ASAP_CGROUP_PATH_MAX - 1);
+						     ASAP_SWITCH_SNDBUF - 257);
 	} else if (mobio_parse_u32(ctx, "pid", argv[0], &pid) < 0) {
 		return MOBIO_EXIT_USAGE;
 	} else if (!pid) {
@@ -171,6 +182,71 @@ static int asap_apps(struct mobio_ctx *ctx, int argc, char **argv)
 	return MOBIO_EXIT_OK;
 }
 
+/* --- watch ---------------------------------------------------------------- */
+
+struct asap_watch {
+	struct mobio_ctx *ctx;
+	uint32_t left;		/* events still to print; 0: no limit */
+};
+
+static const char *const asap_trigger_name[] = {
+	[ASAP_TRIGGER_NETLINK] = "netlink",
+	[ASAP_TRIGGER_CGROUP] = "cgroup",
+	[ASAP_TRIGGER_SIGCONT] = "sigcont",
+};
+
+static int asap_event_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[ASAP_A_MAX + 1] = { 0 };
+	struct asap_watch *w = data;
+	const char *trig = "unknown";
+	uint32_t t;
+
+	if (genl->cmd != ASAP_CMD_SWITCH)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, GENL_HDRLEN, asap_attr_cb, tb);
+	if (!tb[MOBIO_A_PID] || !tb[ASAP_A_TRIGGER])
+		return MNL_CB_OK;
+	t = mnl_attr_get_u32(tb[ASAP_A_TRIGGER]);
+	if (t < sizeof(asap_trigger_name) / sizeof(asap_trigger_name[0]))
+		trig = asap_trigger_name[t];
+	if (w->ctx->json) {
+		json_object_open(NULL);
+		json_string("event", "switch");
+		json_u64("pid", mnl_attr_get_u32(tb[MOBIO_A_PID]));
+		if (tb[ASAP_A_COMM])
+			json_string("comm", mnl_attr_get_str(tb[ASAP_A_COMM]));
+		json_string("trigger", trig);
+		json_object_close();
+		json_end();
+	} else {
+		printf("switch %u %s %s\n", mnl_attr_get_u32(tb[MOBIO_A_PID]),
+		       tb[ASAP_A_COMM] ? mnl_attr_get_str(tb[ASAP_A_COMM]) : "?",
+		       trig);
+	}
+	fflush(stdout);
+	if (w->left && --w->left == 0)
+		return MNL_CB_STOP;
+	return MNL_CB_OK;
+}
+
+static int asap_watch(struct mobio_ctx *ctx, int argc, char **argv)
+{
+	struct asap_watch w = { .ctx = ctx };
+	struct mobio_genl *g;
+
+	if (argc == 1 && mobio_parse_u32(ctx, "COUNT", argv[0], &w.left) < 0)
+		return MOBIO_EXIT_USAGE;
+	g = mobio_family(ctx);
+	if (!g)
+		return MOBIO_EXIT_ERROR;
+	if (mobio_genl_join_events(g) < 0 ||
+	    mobio_genl_listen(g, asap_event_cb, &w) < 0)
+		return mobio_cmd_error(ctx);
+	return MOBIO_EXIT_OK;
+}
+
 static const struct mobio_cmd asap_cmds[] = {
 	{
 		.name = "switch", .args = "PID|CGROUP",
@@ -200,6 +276,17 @@ static const struct mobio_cmd asap_cmds[] = {
 "One 'app PID COMM [foreground]' line, then its counters, per app.\n"
 "With --json: an array of objects {\"pid\", \"comm\", \"foreground\", counters}.\n",
 		.min_args = 0, .max_args = 0, .run = asap_apps,
+	},
+	{
+		.name = "watch", .args = "[COUNT]",
+		.summary = "print switches as they happen (COUNT of them, or "
+			   "until killed)",
+		.help =
+"One 'switch PID COMM TRIGGER' line per switch; TRIGGER is netlink, cgroup\n"
+"or sigcont; PID is in the initial pid namespace. Needs CAP_SYS_ADMIN.\n"
+"With --json: one object per line, {\"event\": \"switch\", \"pid\", \"comm\",\n"
+"\"trigger\"}.\n",
+		.min_args = 0, .max_args = 1, .run = asap_watch,
 	},
 };
 

@@ -42,7 +42,7 @@ extern unsigned int asap_prepage_throttle_ms;
 #define ASAP_E_SEEN	BIT(9)		/* faulted in this window */
 #define ASAP_E_PREPAGED	BIT(10)		/* brought in by a worker this window */
 #define ASAP_E_NEW	BIT(11)		/* anon: entered in this window */
-#define ASAP_E_USED	BIT(12)		/* anon: accessed bit set after prepage */
+#define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen */
 #define ASAP_E_GAP	BIT(13)		/* file: only read as a merged gap */
 #define ASAP_E_FIRST	GENMASK(47, 16)	/* first-use order in the last window */
 
@@ -163,10 +163,7 @@ struct asap_job {
  * @mm: its mm, for matching faults and for the workers (mmgrab held;
  *	the address space is used only under mmget_not_zero())
  *
- * @log_lock: protects the log; taken in fault probes (atomic context)
- * @log: faults of the open window, in order
- * @log_len: entries used
- * @log_dropped: faults lost because the log was full
+ * @log_dropped: faults of its windows lost because the log was full
  *
  * Under asap_lock:
  * @files: struct asap_file list
@@ -191,9 +188,6 @@ struct asap_app {
 	char comm[TASK_COMM_LEN];
 	struct mm_struct *mm;
 
-	spinlock_t log_lock;	/* the log, from the probes */
-	struct asap_fault *log;
-	unsigned int log_len;
 	atomic64_t log_dropped;
 
 	struct list_head files;
@@ -211,6 +205,14 @@ struct asap_app {
 	u64 file_unmapped;
 };
 
+/*
+ * The fault log of the open window (one window is open at a time), in
+ * order; appended by the probes under asap_log_lock, read by asap_learn()
+ * once no probe can append.
+ */
+extern struct asap_fault *asap_log_buf;
+extern unsigned int asap_log_len;
+
 /* Module state (asap_main.c). */
 extern struct mutex asap_lock;
 extern struct list_head asap_apps;
@@ -226,18 +228,20 @@ extern u64 asap_total_cancelled;
 int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack);
 int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		       unsigned int max);
-#define ASAP_NR_STATS	32
+#define ASAP_NR_STATS	40
 
 bool asap_entry_add(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
 void asap_entry_del(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
-void asap_learn(struct asap_app *app);
+void asap_learn(struct asap_app *app, const struct asap_fault *log,
+		unsigned int len);
 void asap_app_free_tables(struct asap_app *app);
 
 struct asap_job *asap_job_start(struct asap_app *app);
 bool asap_job_stop(struct asap_job *job, bool cancel);
 
+void asap_genl_event_switch(struct asap_app *app, u32 trigger);
 int asap_genl_init(void);
 void asap_genl_exit(void);
 

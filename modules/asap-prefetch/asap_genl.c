@@ -174,8 +174,36 @@ static const struct genl_small_ops asap_genl_ops[] = {
 	},
 };
 
+/**
+ * asap_genl_event_switch() - multicast a switch on the "events" group
+ * @app: the app now in the foreground
+ * @trigger: enum asap_trigger
+ *
+ * Best effort: without listeners, or without memory, nothing is sent.
+ * Context: process, may sleep.
+ */
+void asap_genl_event_switch(struct asap_app *app, u32 trigger)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &asap_genl_family, 0, ASAP_CMD_SWITCH);
+	if (!hdr || nla_put_u32(msg, MOBIO_A_PID, app->tgid) ||
+	    nla_put_string(msg, ASAP_A_COMM, app->comm) ||
+	    nla_put_u32(msg, ASAP_A_TRIGGER, trigger)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&asap_genl_family, msg, 0, 0, GFP_KERNEL);
+}
+
 static const struct genl_multicast_group asap_genl_mcgrps[] = {
-	{ .name = MOBIO_GENL_MCGRP_EVENTS, },
+	/* Events name every app's pid: for administrators only. */
+	{ .name = MOBIO_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_SYS_ADMIN, },
 };
 
 static struct genl_family asap_genl_family __ro_after_init = {

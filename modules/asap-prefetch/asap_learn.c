@@ -236,8 +236,10 @@ static int asap_young_pte(pte_t *pte, unsigned long addr, void *data)
 }
 
 /*
- * Mark ASAP_E_USED the prepaged anonymous pages whose accessed bit is set
- * (the workers cleared it after faulting them in). mmap lock held.
+ * Mark ASAP_E_USED the anonymous pages of the table, and the prepaged
+ * ones, whose accessed bit is set. The workers cleared it after faulting a
+ * page in; for a page that stayed resident the bit says it was accessed
+ * since reclaim last aged it. mmap lock held.
  */
 static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 {
@@ -247,7 +249,7 @@ static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 	void *e;
 
 	xa_for_each(&app->anon, vpn, e) {
-		if (!(xa_to_value(e) & ASAP_E_PREPAGED))
+		if (!(xa_to_value(e) & (ASAP_E_PREPAGED | ASAP_E_TABLE)))
 			continue;
 		start = vpn << PAGE_SHIFT;
 		end = min(ALIGN(start + 1, PMD_SIZE),
@@ -271,7 +273,7 @@ static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 			if (!e || !test_bit(i, y.young))
 				continue;
 			val = xa_to_value(e);
-			if (val & ASAP_E_PREPAGED)
+			if (val & (ASAP_E_PREPAGED | ASAP_E_TABLE))
 				xa_store(&app->anon, vpn + i,
 					 xa_mk_value(val | ASAP_E_USED),
 					 GFP_KERNEL);
@@ -371,11 +373,14 @@ static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 
 /**
  * asap_learn() - feed the log of the window just closed to the estimators
- * @app: the app whose window closed; its log is stable (no probe appends)
+ * @app: the app whose window closed
+ * @log: its faults, in order; stable (no probe appends any more)
+ * @len: how many
  *
  * Context: process, may sleep; asap_lock held, no job running for @app.
  */
-void asap_learn(struct asap_app *app)
+void asap_learn(struct asap_app *app, const struct asap_fault *log,
+		unsigned int len)
 {
 	bool profiling = app->profiled < asap_profile_switches;
 	struct mm_struct *mm = app->mm;
@@ -387,8 +392,8 @@ void asap_learn(struct asap_app *app)
 	else
 		mmap_read_lock(mm);
 
-	for (i = 0; i < app->log_len; i++) {
-		const struct asap_fault *f = &app->log[i];
+	for (i = 0; i < len; i++) {
+		const struct asap_fault *f = &log[i];
 
 		if (f->kind != ASAP_LOG_FILE) {
 			asap_log_anon(app, f, i);

@@ -16,16 +16,18 @@
  *
  * Locking: asap_lock (a mutex) serializes switches, learning, the app list
  * and the tables. Fault probes find the app of the open window through the
- * RCU pointer asap_open and append to its log under its log_lock.
+ * RCU pointer asap_open and append to the one log under asap_log_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -58,7 +60,7 @@ MODULE_PARM_DESC(anon_timeout, "anon estimator: switches an entry survives witho
 
 unsigned int asap_log_entries = 65536;
 module_param_named(log_entries, asap_log_entries, uint, 0444);
-MODULE_PARM_DESC(log_entries, "faults logged per app and window (default 65536, 24 bytes each)");
+MODULE_PARM_DESC(log_entries, "faults logged per switch window (one log, allocated at load; default 65536, 24 bytes each)");
 
 unsigned int asap_app_entries_max = 262144;
 module_param_named(app_entries_max, asap_app_entries_max, uint, 0644);
@@ -80,6 +82,14 @@ unsigned int asap_prepage_throttle_ms;
 module_param_named(prepage_throttle_ms, asap_prepage_throttle_ms, uint, 0644);
 MODULE_PARM_DESC(prepage_throttle_ms, "testing: workers sleep this many ms after each chunk (default 0)");
 
+static char *asap_fg_cgroup;
+module_param_named(fg_cgroup, asap_fg_cgroup, charp, 0444);
+MODULE_PARM_DESC(fg_cgroup, "cgroup v2 path from the root of the foreground cgroup: a task moved into it is switched to (default: none; it must exist at load)");
+
+static bool asap_sigcont;
+module_param_named(sigcont, asap_sigcont, bool, 0644);
+MODULE_PARM_DESC(sigcont, "switch to a stopped process when SIGCONT continues it (default: off)");
+
 /* --- State ------------------------------------------------------------- */
 
 /* Serializes switches, learning, the app list and the tables. */
@@ -92,6 +102,10 @@ atomic64_t asap_entries_dropped;
 u64 asap_total_switches;
 u64 asap_total_cancelled;
 
+struct asap_fault *asap_log_buf;
+unsigned int asap_log_len;		/* under asap_log_lock */
+static DEFINE_SPINLOCK(asap_log_lock);
+
 static unsigned int asap_nr_apps;	/* under asap_lock */
 static struct asap_app __rcu *asap_open;	/* app whose window is open */
 static u64 asap_window_id;		/* under asap_lock */
@@ -99,6 +113,8 @@ static struct dentry *asap_debugfs_dir;
 
 static void asap_window_timeout(struct work_struct *work);
 static DECLARE_DELAYED_WORK(asap_window_dwork, asap_window_timeout);
+static int asap_switch_task(struct task_struct *task, u32 trigger,
+			    struct netlink_ext_ack *extack);
 static void asap_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(asap_reap_dwork, asap_reap);
 #define ASAP_REAP_INTERVAL	(1 * HZ)
@@ -112,9 +128,9 @@ static void asap_log(struct asap_app *app, struct inode *inode,
 	unsigned long flags;
 	struct asap_fault *f;
 
-	spin_lock_irqsave(&app->log_lock, flags);
-	if (app->log_len < asap_log_entries) {
-		f = &app->log[app->log_len++];
+	spin_lock_irqsave(&asap_log_lock, flags);
+	if (asap_log_len < asap_log_entries) {
+		f = &asap_log_buf[asap_log_len++];
 		f->inode = inode;
 		f->key = key;
 		f->nr = nr;
@@ -122,7 +138,7 @@ static void asap_log(struct asap_app *app, struct inode *inode,
 	} else {
 		atomic64_inc(&app->log_dropped);
 	}
-	spin_unlock_irqrestore(&app->log_lock, flags);
+	spin_unlock_irqrestore(&asap_log_lock, flags);
 }
 
 /* mm_filemap_add_to_page_cache: a folio entered the page cache. */
@@ -175,12 +191,126 @@ static struct kprobe asap_kp_swap = {
 	.pre_handler = asap_probe_swap_page,
 };
 
-static struct tracepoint *asap_tp_add;
+/* --- Switch triggers --------------------------------------------------- */
+
+/*
+ * A trigger (a task moved into the foreground cgroup, a stopped process
+ * continued) fires in atomic context: the app to switch to is kept here
+ * (the latest wins) and a work item does the switch.
+ */
+static DEFINE_SPINLOCK(asap_trigger_lock);
+static struct pid *asap_trigger_pid;	/* under asap_trigger_lock */
+static u32 asap_trigger_why;		/* its enum asap_trigger, likewise */
+static atomic64_t asap_triggers[2];	/* cgroup moves, SIGCONTs */
+static struct cgroup *asap_fg_cgrp;	/* the foreground cgroup, or NULL */
+
+static void asap_trigger_fn(struct work_struct *work);
+static DECLARE_WORK(asap_trigger_work, asap_trigger_fn);
+
+static void asap_trigger(struct task_struct *task, u32 why)
+{
+	struct pid *pid, *old;
+	unsigned long flags;
+
+	if (task->flags & PF_KTHREAD)
+		return;
+	atomic64_inc(&asap_triggers[why - ASAP_TRIGGER_CGROUP]);
+	pid = get_task_pid(task, PIDTYPE_TGID);
+	spin_lock_irqsave(&asap_trigger_lock, flags);
+	old = asap_trigger_pid;
+	asap_trigger_pid = pid;
+	asap_trigger_why = why;
+	spin_unlock_irqrestore(&asap_trigger_lock, flags);
+	put_pid(old);
+	queue_work(system_wq, &asap_trigger_work);
+}
+
+/* cgroup_attach_task: @task (and its group) moved into @dst. */
+static void asap_probe_attach(void *data, struct cgroup *dst,
+			      const char *path, struct task_struct *task,
+			      bool threadgroup)
+{
+	if (dst == asap_fg_cgrp)
+		asap_trigger(task, ASAP_TRIGGER_CGROUP);
+}
+
+/* signal_generate: @sig generated for @task. */
+static void asap_probe_signal(void *data, int sig, struct kernel_siginfo *info,
+			      struct task_struct *task, int group, int result)
+{
+	/*
+	 * prepare_signal() just flagged the end of a group stop (the task
+	 * clears the flag when it reports it, in get_signal()). @result is
+	 * not looked at: a SIGCONT without a handler is "ignored" once it
+	 * has resumed the group.
+	 */
+	if (sig == SIGCONT && READ_ONCE(asap_sigcont) &&
+	    (task->signal->flags & SIGNAL_CLD_CONTINUED))
+		asap_trigger(task, ASAP_TRIGGER_SIGCONT);
+}
+
+/* Built-in tracepoints this module attaches to (their symbols are not
+ * exported: found by name).
+ */
+static struct asap_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+} asap_tps[] = {
+	{ "mm_filemap_add_to_page_cache", asap_probe_add_to_page_cache },
+	{ "cgroup_attach_task", asap_probe_attach },
+	{ "signal_generate", asap_probe_signal },
+};
 
 static void asap_find_tp(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "mm_filemap_add_to_page_cache"))
-		asap_tp_add = tp;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(asap_tps); i++)
+		if (!strcmp(tp->name, asap_tps[i].name))
+			asap_tps[i].tp = tp;
+}
+
+static void asap_tps_unregister(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(asap_tps); i++) {
+		if (!asap_tps[i].registered)
+			continue;
+		tracepoint_probe_unregister(asap_tps[i].tp, asap_tps[i].probe,
+					    NULL);
+		asap_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+static int asap_tps_register(void)
+{
+	unsigned int i;
+	int ret;
+
+	for_each_kernel_tracepoint(asap_find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(asap_tps); i++) {
+		if (!asap_tps[i].tp) {
+			pr_err("tracepoint %s not found\n", asap_tps[i].name);
+			ret = -ENOENT;
+			goto err;
+		}
+		ret = tracepoint_probe_register(asap_tps[i].tp,
+						asap_tps[i].probe, NULL);
+		if (ret) {
+			pr_err("tracepoint %s: %d\n", asap_tps[i].name, ret);
+			goto err;
+		}
+		asap_tps[i].registered = true;
+	}
+	return 0;
+
+err:
+	asap_tps_unregister();
+	return ret;
 }
 
 /* --- Apps -------------------------------------------------------------- */
@@ -204,28 +334,20 @@ static struct asap_app *asap_app_create(struct task_struct *task,
 	app = kzalloc(sizeof(*app), GFP_KERNEL);
 	if (!app)
 		return NULL;
-	app->log = kvmalloc_array(max(asap_log_entries, 1U), sizeof(*app->log),
-				  GFP_KERNEL);
 	mm = get_task_mm(task);
-	if (!app->log || !mm)
-		goto err_free;
+	if (!mm) {
+		kfree(app);
+		return NULL;
+	}
 	mmgrab(mm);
 	mmput(mm);
 	app->mm = mm;
 	app->pid = get_pid(tgid);
 	app->tgid = pid_nr(tgid);
 	get_task_comm(app->comm, task);
-	spin_lock_init(&app->log_lock);
 	INIT_LIST_HEAD(&app->files);
 	xa_init(&app->anon);
 	return app;
-
-err_free:
-	if (mm)
-		mmput(mm);
-	kvfree(app->log);
-	kfree(app);
-	return NULL;
 }
 
 /* Caller holds asap_lock and made sure no window or job is open. */
@@ -236,7 +358,6 @@ static void asap_app_destroy(struct asap_app *app)
 	asap_app_free_tables(app);
 	mmdrop(app->mm);
 	put_pid(app->pid);
-	kvfree(app->log);
 	kfree(app);
 }
 
@@ -260,14 +381,15 @@ static void asap_window_close(bool cancel)
 	RCU_INIT_POINTER(asap_open, NULL);
 	/* The probes run under RCU: none is appending after this. */
 	synchronize_rcu();
-	asap_learn(app);
-	app->log_len = 0;
+	asap_learn(app, asap_log_buf, asap_log_len);
 }
 
 /* Caller holds asap_lock. */
 static void asap_window_open(struct asap_app *app)
 {
-	app->log_len = 0;
+	spin_lock_irq(&asap_log_lock);
+	asap_log_len = 0;
+	spin_unlock_irq(&asap_log_lock);
 	app->switches++;
 	asap_total_switches++;
 	asap_window_id++;
@@ -300,9 +422,7 @@ static void asap_window_timeout(struct work_struct *work)
 int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 {
 	struct task_struct *task;
-	struct asap_app *app;
-	struct pid *tgid;
-	int ret = 0;
+	int ret;
 
 	rcu_read_lock();
 	task = pid_task(find_vpid(nr), PIDTYPE_PID);
@@ -313,9 +433,42 @@ int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "no such process");
 		return -ESRCH;
 	}
+	ret = asap_switch_task(task, ASAP_TRIGGER_NETLINK, extack);
+	put_task_struct(task);
+	return ret;
+}
+
+static void asap_trigger_fn(struct work_struct *work)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	u32 why;
+
+	spin_lock_irq(&asap_trigger_lock);
+	pid = asap_trigger_pid;
+	why = asap_trigger_why;
+	asap_trigger_pid = NULL;
+	spin_unlock_irq(&asap_trigger_lock);
+	if (!pid)
+		return;
+	task = get_pid_task(pid, PIDTYPE_TGID);
+	if (task) {
+		asap_switch_task(task, why, NULL);
+		put_task_struct(task);
+	}
+	put_pid(pid);
+}
+
+/* Switch to @task's app (see asap_switch_pid()), for @trigger. */
+static int asap_switch_task(struct task_struct *task, u32 trigger,
+			    struct netlink_ext_ack *extack)
+{
+	struct asap_app *app;
+	struct pid *tgid;
+	int ret = 0;
+
 	if (task->flags & PF_KTHREAD) {
 		NL_SET_ERR_MSG(extack, "a kernel thread is not an app");
-		put_task_struct(task);
 		return -EINVAL;
 	}
 	tgid = get_task_pid(task, PIDTYPE_TGID);
@@ -340,10 +493,10 @@ int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 	asap_window_close(app != asap_front);
 	asap_front = app;
 	asap_window_open(app);
+	asap_genl_event_switch(app, trigger);
 out_unlock:
 	mutex_unlock(&asap_lock);
 	put_pid(tgid);
-	put_task_struct(task);
 	return ret;
 }
 
@@ -439,6 +592,8 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 			 atomic64_read(&asap_entries_dropped));
 		ASAP_PUT("prepage_cancelled", asap_total_cancelled);
 		ASAP_PUT("workers", asap_workers);
+		ASAP_PUT("triggers_cgroup", atomic64_read(&asap_triggers[0]));
+		ASAP_PUT("triggers_sigcont", atomic64_read(&asap_triggers[1]));
 	}
 	for (k = 0; k < ASAP_NR_KINDS; k++) {
 		ASAP_PUT(kname[k][0], v[k][0]);
@@ -509,20 +664,29 @@ static int __init asap_init(void)
 		return -EINVAL;
 	}
 
-	asap_wq = alloc_workqueue("asap_prepage", WQ_UNBOUND, asap_workers);
-	if (!asap_wq)
+	asap_log_buf = kvmalloc_array(asap_log_entries, sizeof(*asap_log_buf),
+				      GFP_KERNEL);
+	if (!asap_log_buf)
 		return -ENOMEM;
-
-	for_each_kernel_tracepoint(asap_find_tp, NULL);
-	if (!asap_tp_add) {
-		pr_err("tracepoint mm_filemap_add_to_page_cache not found\n");
-		ret = -ENOENT;
-		goto err_wq;
+	asap_wq = alloc_workqueue("asap_prepage", WQ_UNBOUND, asap_workers);
+	if (!asap_wq) {
+		kvfree(asap_log_buf);
+		return -ENOMEM;
 	}
-	ret = tracepoint_probe_register(asap_tp_add,
-					asap_probe_add_to_page_cache, NULL);
+
+	if (asap_fg_cgroup && *asap_fg_cgroup) {
+		asap_fg_cgrp = cgroup_get_from_path(asap_fg_cgroup);
+		if (IS_ERR(asap_fg_cgrp)) {
+			ret = PTR_ERR(asap_fg_cgrp);
+			asap_fg_cgrp = NULL;
+			pr_err("fg_cgroup %s: no such cgroup v2 path (%d)\n",
+			       asap_fg_cgroup, ret);
+			goto err_wq;
+		}
+	}
+	ret = asap_tps_register();
 	if (ret)
-		goto err_wq;
+		goto err_cgrp;
 	ret = register_kprobe(&asap_kp_swap);
 	if (ret) {
 		pr_err("kprobe on do_swap_page: %d\n", ret);
@@ -546,11 +710,15 @@ static int __init asap_init(void)
 err_kp:
 	unregister_kprobe(&asap_kp_swap);
 err_tp:
-	tracepoint_probe_unregister(asap_tp_add, asap_probe_add_to_page_cache,
-				    NULL);
-	tracepoint_synchronize_unregister();
+	asap_tps_unregister();
+	cancel_work_sync(&asap_trigger_work);
+	put_pid(asap_trigger_pid);
+err_cgrp:
+	if (asap_fg_cgrp)
+		cgroup_put(asap_fg_cgrp);
 err_wq:
 	destroy_workqueue(asap_wq);
+	kvfree(asap_log_buf);
 	return ret;
 }
 
@@ -560,6 +728,15 @@ static void __exit asap_exit(void)
 
 	asap_genl_exit();
 	debugfs_remove_recursive(asap_debugfs_dir);
+	/* No trigger after this; the file probe stays until the end. */
+	tracepoint_probe_unregister(asap_tps[1].tp, asap_tps[1].probe, NULL);
+	tracepoint_probe_unregister(asap_tps[2].tp, asap_tps[2].probe, NULL);
+	asap_tps[1].registered = false;
+	asap_tps[2].registered = false;
+	tracepoint_synchronize_unregister();
+	cancel_work_sync(&asap_trigger_work);
+	put_pid(asap_trigger_pid);
+	asap_trigger_pid = NULL;
 	cancel_delayed_work_sync(&asap_reap_dwork);
 	cancel_delayed_work_sync(&asap_window_dwork);
 
@@ -571,15 +748,16 @@ static void __exit asap_exit(void)
 	cancel_delayed_work_sync(&asap_window_dwork);
 
 	unregister_kprobe(&asap_kp_swap);
-	tracepoint_probe_unregister(asap_tp_add, asap_probe_add_to_page_cache,
-				    NULL);
-	tracepoint_synchronize_unregister();
+	asap_tps_unregister();
 	destroy_workqueue(asap_wq);
+	if (asap_fg_cgrp)
+		cgroup_put(asap_fg_cgrp);
 
 	mutex_lock(&asap_lock);
 	list_for_each_entry_safe(app, tmp, &asap_apps, node)
 		asap_app_destroy(app);
 	mutex_unlock(&asap_lock);
+	kvfree(asap_log_buf);
 }
 
 module_init(asap_init);

@@ -15,6 +15,9 @@
  *    of that app (-ENOENT when it is not tracked). Any user.
  *  - ASAP_CMD_GET_APPS (dump): one message per tracked app with
  *    MOBIO_A_PID, ASAP_A_COMM, ASAP_A_FOREGROUND and MOBIO_A_STATS. Any user.
+ *  - Events (group MOBIO_GENL_MCGRP_EVENTS, CAP_SYS_ADMIN to join): an
+ *    ASAP_CMD_SWITCH message with MOBIO_A_PID (in the initial pid
+ *    namespace), ASAP_A_COMM and ASAP_A_TRIGGER at every switch.
  *
  * Counters of an app (MOBIO_STAT_A_NAME; <k> is file or anon):
  *   switches              switch windows opened for the app
@@ -33,9 +36,16 @@
  *   prepage_read_bytes    bytes the workers brought in
  *   prepage_cancelled     switches whose prepaging was cancelled
  *   log_dropped           faults not logged (log full)
+ *   file_faults_unmapped  file faults on files the app does not map
+ *                         (not learned)
  * Global: apps, apps_max, entries, entries_max, app_entries_max, switches,
- *   entries_dropped, log_dropped, prepage_cancelled, workers, and the sums
- *   of the per-app page counters.
+ *   entries_dropped, log_dropped, prepage_cancelled, workers,
+ *   triggers_cgroup (tasks moved into the fg_cgroup module parameter's
+ *   cgroup), triggers_sigcont (stopped processes continued while the
+ *   sigcont parameter is on), and the sums of the per-app page counters.
+ *
+ * Switches also come from those two triggers (module parameters
+ * fg_cgroup and sigcont, docs/asap.md).
  */
 #ifndef _UAPI_LINUX_ASAP_H
 #define _UAPI_LINUX_ASAP_H
@@ -75,6 +85,7 @@ enum asap_cmd {
  *	< ASAP_CGROUP_PATH_MAX bytes
  * @ASAP_A_COMM: string, the app's command name (< ASAP_COMM_MAX bytes)
  * @ASAP_A_FOREGROUND: flag, the app is in the foreground
+ * @ASAP_A_TRIGGER: u32, enum asap_trigger: what caused a switch (events)
  * @__ASAP_A_MAX: one past the last attribute
  * @ASAP_A_MAX: the last attribute
  */
@@ -82,8 +93,21 @@ enum asap_attr {
 	ASAP_A_CGROUP = MOBIO_A_FAMILY_BASE,
 	ASAP_A_COMM,
 	ASAP_A_FOREGROUND,
+	ASAP_A_TRIGGER,
 	__ASAP_A_MAX,
 	ASAP_A_MAX = __ASAP_A_MAX - 1,
+};
+
+/**
+ * enum asap_trigger - what caused a switch
+ * @ASAP_TRIGGER_NETLINK: ASAP_CMD_SWITCH
+ * @ASAP_TRIGGER_CGROUP: a task moved into the foreground cgroup
+ * @ASAP_TRIGGER_SIGCONT: a stopped process was continued
+ */
+enum asap_trigger {
+	ASAP_TRIGGER_NETLINK,
+	ASAP_TRIGGER_CGROUP,
+	ASAP_TRIGGER_SIGCONT,
 };
 
 #endif /* _UAPI_LINUX_ASAP_H */

@@ -6,8 +6,9 @@
 # logged (counts against the app's own), the file profile ends after 10
 # switches, prepaging brings pages back (counters, mincore), hits and the
 # reported precision/recall agree with the counts, a switch away cancels,
-# bad requests get clear errors, app exit frees its tables, the netlink
-# fuzz is survived, rmmod during prepaging is clean.
+# bad requests get clear errors, moving the app into the foreground cgroup
+# and SIGCONT of the stopped app switch to it, app exit frees its tables,
+# the netlink fuzz is survived, rmmod during prepaging is clean.
 # vm-kmod: zram ext4
 # vm-bin: /sbin/mkfs.ext4
 # vm-disk: data 64M
@@ -35,7 +36,12 @@ mkdir -p $MNT && mount -t ext4 "$DISK_data" $MNT ||
 dd if=/dev/urandom of=$MNT/app.dat bs=1M count=$FILE_MB 2>/dev/null
 sync
 
-check_ok insmod_asap insmod $KO window_ms=0
+CG=/sys/fs/cgroup
+mount -t cgroup2 none $CG && mkdir -p $CG/top-app ||
+	fail cgroup2_mount "expected cgroup2 on $CG with top-app"
+bad_fg=$(insmod $KO fg_cgroup=/no-such-cgroup 2>&1)
+check_eq insmod_rejects_missing_fg_cgroup 0 "$(ls -d /sys/module/asap_prefetch 2>/dev/null | wc -l)"
+check_ok insmod_asap insmod $KO window_ms=0 fg_cgroup=/top-app
 check_eq workers_default_cpus "$(grep -c ^processor /proc/cpuinfo)" \
 	"$(cat /sys/module/asap_prefetch/parameters/workers)"
 
@@ -96,7 +102,9 @@ bad rejects_pid_junk 2 "bad pid" mobioctl asap switch 12x
 bad rejects_kernel_thread 1 "kernel thread" mobioctl asap switch 2
 bad rejects_bad_cgroup 1 "no such cgroup" mobioctl asap switch /no/such/cgroup
 bad cgroup_apps_not_done 1 "not implemented" mobioctl asap switch /
-bad rejects_long_cgroup 2 "longer than" mobioctl asap switch "/$(head -c 5000 /dev/zero | tr '\0' a)"
+long=$(head -c 5000 /dev/zero | tr '\0' a)
+bad kernel_rejects_long_cgroup 1 "Invalid argument\|out of range" mobioctl asap switch "/$long"
+bad tool_rejects_huge_cgroup 2 "longer than" mobioctl asap switch "/$long$long"
 bad stats_unknown_app 1 "no tracked app" mobioctl asap stats 999999
 check_eq no_app_tracked_yet 0 "$(st apps)"
 
@@ -182,6 +190,35 @@ else
 fi
 echo 0 >/sys/module/asap_prefetch/parameters/prepage_throttle_ms
 
+# --- switch triggers: the foreground cgroup, SIGCONT; events ----------------------------
+mobioctl asap watch 3 >/tmp/asap.watch 2>&1 &
+watch_pid=$!
+sleep 1
+s0=$(st switches $APP)
+t0=$(st triggers_cgroup)
+echo $APP >$CG/top-app/cgroup.procs
+sleep 1
+check_eq cgroup_move_triggers $((t0 + 1)) "$(st triggers_cgroup)"
+check_eq cgroup_move_switches $((s0 + 1)) "$(st switches $APP)"
+check_ok cgroup_move_foreground sh -c "mobioctl asap apps | grep -q '^app $APP asapapp foreground'"
+mobioctl asap switch $$
+kill -STOP $APP; sleep 1; kill -CONT $APP; sleep 1
+check_eq sigcont_off_no_switch $((s0 + 1)) "$(st switches $APP)"
+echo 1 >/sys/module/asap_prefetch/parameters/sigcont
+kill -CONT $APP; sleep 1
+check_eq sigcont_running_no_switch $((s0 + 1)) "$(st switches $APP)"
+kill -STOP $APP; sleep 1; kill -CONT $APP; sleep 1
+check_eq sigcont_stopped_switches $((s0 + 2)) "$(st switches $APP)"
+check_ge sigcont_counted 1 "$(st triggers_sigcont)"
+echo 0 >/sys/module/asap_prefetch/parameters/sigcont
+mobioctl asap switch $$
+sleep 1
+kill $watch_pid 2>/dev/null
+log "events: $(tr '\n' ';' </tmp/asap.watch)"
+check_eq event_cgroup_switch "switch $APP asapapp cgroup" "$(sed -n 1p /tmp/asap.watch)"
+check_eq event_netlink_switch "switch $$ sh netlink" "$(sed -n 2p /tmp/asap.watch)"
+check_eq event_sigcont_switch "switch $APP asapapp sigcont" "$(sed -n 3p /tmp/asap.watch)"
+
 # --- app exit frees its tables -------------------------------------------------------
 e_app=$(( $(st anon_entries $APP) + $(st file_entries $APP) ))
 e0=$(st entries)
@@ -219,7 +256,7 @@ app_cmd t
 check_eq app_fine_after_rmmod 0 "$(field bad)"
 app_cmd q
 wait
-check_ok reload insmod $KO
+check_ok reload insmod $KO fg_cgroup=/top-app
 check_ok unload rmmod asap_prefetch
 swapoff /dev/zram0
 umount $MNT
