@@ -400,6 +400,7 @@ static void fb_io_done_work(struct work_struct *work)
 	fb_count(d, FB_STAT_BYTES_DONE, t->blksize);
 	if (io->status)
 		fb_count(d, FB_STAT_BLOCKS_FAILED, 1);
+	atomic_dec(&d->bg_pending);
 	spin_lock(&d->lock);
 	t->done++;
 	t->inflight--;
@@ -521,7 +522,8 @@ static enum fb_reason fb_task_reason(struct fb_task *t, u64 now, bool idle,
 /* ns one block takes at @kbps KiB/s. */
 static u64 fb_block_ns(u32 blksize, u32 kbps)
 {
-	return div_u64((u64)blksize * NSEC_PER_SEC, (u64)kbps * 1024);
+	/* div64_u64: kbps * 1024 may not fit the u32 divisor of div_u64() */
+	return div64_u64((u64)blksize * NSEC_PER_SEC, (u64)kbps * 1024);
 }
 
 /*
@@ -546,7 +548,7 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, u64 *lbn,
 	idle = !fg && now >= idle_at;
 	if (!fg && !idle)
 		*wake_ns = min(*wake_ns, idle_at);
-	if (atomic_read(&d->bg_inflight) >= READ_ONCE(fb_depth.val))
+	if (atomic_read(&d->bg_pending) >= READ_ONCE(fb_depth.val))
 		return NULL;	/* a completion wakes us */
 
 	list_for_each_entry(t, &d->tasks, node) {
@@ -568,7 +570,7 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, u64 *lbn,
 			fb_block_ns(pick->blksize, pick->ceiling_kbps);
 	list_move_tail(&pick->node, &d->tasks);	/* round robin */
 	kref_get(&pick->ref);
-	atomic_inc(&d->bg_inflight);
+	atomic_inc(&d->bg_pending);
 	*why = best;
 	return pick;
 }
@@ -629,13 +631,14 @@ static void fb_disk_work(struct work_struct *work)
 			t->inflight--;
 			t->stall_until_ns = now + FB_STALL_RETRY_NS;
 			spin_unlock(&d->lock);
-			atomic_dec(&d->bg_inflight);
+			atomic_dec(&d->bg_pending);
 			fb_task_put(t);
 			continue;
 		}
 		fb_count(d, why == FB_IDLE ? FB_STAT_BG_ISSUED_IDLE :
 			    why == FB_FLOOR ? FB_STAT_BG_ISSUED_FLOOR :
 					      FB_STAT_BG_ISSUED_PROMOTED, 1);
+		atomic_inc(&d->bg_inflight);
 		fb_submit(t, lbn, buf, why == FB_IDLE);
 		cond_resched();
 	}

@@ -36,6 +36,7 @@ void fb_debugfs_init(void)
 	fb_debugfs_dir = debugfs_create_dir("freeblock", NULL);
 	debugfs_create_file("stats", 0400, fb_debugfs_dir, NULL,
 			    &fb_stats_fops);
+	fb_selftest_init(fb_debugfs_dir);
 }
 
 /**

@@ -48,6 +48,8 @@ enum fb_stat_id {
  * @fg_inflight: foreground requests issued and not completed (probes)
  * @last_fg_ns: ktime_get_ns() of the last foreground issue or completion
  * @bg_inflight: background bios submitted and not completed
+ * @bg_pending: background blocks issued whose callback has not returned
+ *	(their buffers are held): at most `depth`
  * @service_ns: EWMA of the background service time, ns
  * @lock: protects @tasks and every task's issue state
  * @tasks: struct fb_task.node, issue order (round robin)
@@ -70,6 +72,7 @@ struct fb_disk {
 
 	/* background */
 	atomic_t bg_inflight;
+	atomic_t bg_pending;
 	atomic64_t service_ns;
 	spinlock_t lock;		/* tasks and their issue state */
 	struct list_head tasks;
@@ -95,6 +98,10 @@ void fb_cdev_exit(void);
 /* fb_genl.c */
 int fb_genl_init(void);
 void fb_genl_exit(void);
+
+/* fb_selftest.c */
+struct dentry;
+void fb_selftest_init(struct dentry *dir);
 
 /* fb_debugfs.c */
 void fb_debugfs_init(void);

@@ -18,6 +18,9 @@
  *                                     "ok NAME" or "bad NAME expected E saw S"
  *   fbtest open-as UID DEV            setuid(UID), open DEV for reading:
  *                                     prints the errno name or "ok"
+ *   fbtest fuzz DEV COUNT SEED        COUNT random ioctls, mmaps and
+ *                                     closes on /dev/freeblock; prints
+ *                                     "ops=N ok=N errors=N"
  *   fbtest load DEV SECONDS           foreground: 4 KiB O_DIRECT random
  *                                     reads back to back (queue depth 1);
  *                                     prints "reads=N"
@@ -394,10 +397,107 @@ static int load(const char *dev, const char *secs)
 	return 0;
 }
 
+static uint64_t fz_x;
+
+static uint64_t fz(void)
+{
+	fz_x ^= fz_x << 13;
+	fz_x ^= fz_x >> 7;
+	fz_x ^= fz_x << 17;
+	return fz_x;
+}
+
+static uint64_t fz_num(void)
+{
+	static const uint64_t interesting[] = {
+		0, 1, 511, 512, 4096, 65536, 1 << 20, 1 << 21, 4095,
+		(uint64_t)-1, 1ULL << 31, 1ULL << 32, 1ULL << 63, 4097,
+	};
+
+	return fz() & 1 ? interesting[fz() % 14] : fz() >> (fz() % 64);
+}
+
+static int fuzz(const char *dev, const char *count, const char *seed)
+{
+	uint64_t n = strtoull(count, NULL, 0), i, ok = 0, err = 0;
+	int fd = -1, dfd = open(dev, O_RDONLY), wfd = open(dev, O_WRONLY);
+
+	fz_x = strtoull(seed, NULL, 0) | 1;
+	if (dfd < 0 || wfd < 0) {
+		perror(dev);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct fb_scrub_req r;
+		unsigned long cmd;
+		void *p;
+		int ret;
+
+		if (fd < 0 || fz() % 64 == 0) {
+			if (fd >= 0)
+				close(fd);
+			fd = open("/dev/freeblock", O_RDWR);
+			if (fd < 0) {
+				perror("/dev/freeblock");
+				return 1;
+			}
+		}
+		switch (fz() % 8) {
+		case 0: case 1: case 2:
+			memset(&r, 0, sizeof(r));
+			if (fz() % 4) {
+				r.blksize = 1U << (9 + fz() % 12);
+				r.nslots = 1 + fz() % 32;
+				r.start = (fz() % 64) * r.blksize;
+				r.len = fz() % 2 ? 0 : fz_num();
+			} else {
+				memcpy(&r, &(uint64_t[8]){ fz_num(), fz_num(),
+					fz_num(), fz_num(), fz_num(), fz_num(),
+					fz_num(), fz_num() }, sizeof(r));
+			}
+			r.fd = (int[]){ dfd, wfd, -1, 0, 12345, fd }[fz() % 6];
+			if (fz() % 8 == 0)
+				r.floor_kbps = fz_num();
+			if (fz() % 8 == 0)
+				r.ceiling_kbps = fz_num();
+			ret = ioctl(fd, FB_IOC_SCRUB, fz() % 16 ? (void *)&r :
+				    (void *)(uintptr_t)fz_num());
+			break;
+		case 3:
+			ret = ioctl(fd, FB_IOC_CONSUME, (unsigned long)fz_num());
+			break;
+		case 4:
+			ret = ioctl(fd, fz() % 2 ? FB_IOC_ABORT : FB_IOC_PROMOTE);
+			break;
+		case 5:
+			p = mmap(NULL, fz_num() % (1 << 24) + 1, fz() % 4 ?
+				 PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, fz() % 4 ? 0 : (fz() % 16) * 4096);
+			ret = p == MAP_FAILED ? -1 : 0;
+			if (!ret)
+				munmap(p, 4096);
+			break;
+		default:
+			cmd = fz() % 2 ? _IOC(fz() % 4, FB_IOC_MAGIC, fz() % 8,
+					      fz() % 64) : (unsigned long)fz();
+			ret = ioctl(fd, cmd, (unsigned long)fz_num());
+			break;
+		}
+		if (ret)
+			err++;
+		else
+			ok++;
+	}
+	close(fd);
+	printf("ops=%" PRIu64 " ok=%" PRIu64 " errors=%" PRIu64 "\n", n, ok, err);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: fbtest fill DEV SEED | scrub DEV [options] | "
-		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS\n");
+		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS |\n"
+		" fuzz DEV COUNT SEED\n");
 	return 2;
 }
 
@@ -419,6 +519,8 @@ int main(int argc, char **argv)
 		return bad(argv[2], argv[3]);
 	if (!strcmp(argv[1], "open-as") && argc == 4)
 		return open_as(argv[2], argv[3]);
+	if (!strcmp(argv[1], "fuzz") && argc == 5)
+		return fuzz(argv[2], argv[3], argv[4]);
 	if (!strcmp(argv[1], "load") && argc == 4)
 		return load(argv[2], argv[3]);
 	if (strcmp(argv[1], "scrub"))

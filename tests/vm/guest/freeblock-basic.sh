@@ -202,6 +202,69 @@ check_eq fb_scrub_exit_0 0 $?
 check_eq fb_scrub_no_unreadable "" "$out"
 check_eq fb_scrub_summary 1 "$(grep -c '32 blocks of 1048576 bytes read.* 0 failed, 0 unreadable' /tmp/scrub.err)"
 
+# --- the kernel API: fb_write and fb_read with late buffer binding ----------
+ST=/sys/kernel/debug/freeblock/selftest
+SEED2=0xc0ffee
+# st_wait: until the self-test task has ended (at most 60 s)
+st_wait() {
+	local i=0
+	while grep -q state=running $ST && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat $ST
+}
+check_ok kapi_write_registers sh -c "echo write $DISK_data 8388608 2097152 65536 $SEED2 0 >$ST"
+out=$(st_wait)
+log "kernel fb_write: $out"
+check_eq kapi_write_done "state=ended op=write" "$(echo "$out" | grep -o 'state=[a-z]* op=[a-z]*')"
+check_eq kapi_write_result_0 0 "$(kv result "$out")"
+check_eq kapi_write_every_block 32 "$(kv blocks "$out")"
+check_eq kapi_write_getbuffer_once_per_block 32 "$(kv getbuffer_calls "$out")"
+check_eq kapi_write_buffers_returned 0 "$(kv outstanding "$out")"
+# late binding: a buffer is asked for only when its block is issued, so
+# never more are held than background bios may be in flight (depth)
+check_le kapi_late_binding_at_most_depth "$(cat $P/depth)" "$(kv max_outstanding "$out")"
+check_ge kapi_late_binding_used_buffers 1 "$(kv max_outstanding "$out")"
+out=$(fbtest scrub "$DISK_data" --bs 4096 --start 8388608 --len 2097152 --seed $SEED2)
+once kapi_write_data_on_disk 512 "$out"
+check_ok kapi_read_registers sh -c "echo read $DISK_data 8388608 2097152 65536 $SEED2 0 >$ST"
+out=$(st_wait)
+check_eq kapi_read_result_0 0 "$(kv result "$out")"
+check_eq kapi_read_every_block 32 "$(kv blocks "$out")"
+check_eq kapi_read_data_right 0 "$(kv bad "$out")"
+echo read $DISK_data 8388608 2097152 65536 0x1234 0 >$ST
+out=$(st_wait)
+check_eq kapi_read_wrong_seed_detected 32 "$(kv bad "$out")"
+echo read $DISK_data 0 1048576 3000 0 0 >$ST 2>/dev/null
+check_eq kapi_bad_blksize_einval 1 $?
+echo frob $DISK_data 0 1048576 4096 0 0 >$ST 2>/dev/null
+check_eq kapi_bad_op_einval 1 $?
+
+# --- fuzz: the genl family and /dev/freeblock ----------------------------------
+out=$(genl-fuzz freeblock 10000 1 2>&1)
+check_eq genl_fuzz_10000_sent 0 $?
+log "genl-fuzz: $(echo "$out" | tail -n 1)"
+out=$(genl-fuzz -u 65534 freeblock 2000 2 2>&1)
+check_eq genl_fuzz_unprivileged_sent 0 $?
+out=$(fbtest fuzz "$DISK_data" 10000 7 2>&1)
+check_eq ioctl_fuzz_10000 0 $?
+log "ioctl fuzz: $out"
+sleep 1
+check_eq after_fuzz_no_task_left 0 "$(fb_stat tasks_active)"
+check_eq after_fuzz_nothing_in_flight 0 "$(fb_stat bg_inflight)"
+
+# --- rmmod with a kernel client's task pending: aborted, device closed -----
+echo read $DISK_data 0 $SIZE 4096 $SEED 64 >$ST
+sleep 1
+check_eq kapi_slow_task_running 1 "$(grep -c state=running $ST)"
+check_ok rmmod_aborts_kernel_task rmmod freeblock
+check_eq module_gone_with_kernel_task 0 "$([ -d /sys/module/freeblock ] && echo 1 || echo 0)"
+# the exclusive open was released: another exclusive opener gets the disk
+check_ok insmod_again insmod $FB_KO
+check_ok disk_released_by_aborted_task sh -c "echo read $DISK_data 0 65536 65536 $SEED 0 >$ST"
+st_wait >/dev/null
+
 # --- rmmod ----------------------------------------------------------------------
 fbtest hold "$DISK_data" >/tmp/hold.out &
 hp=$!
