@@ -108,7 +108,6 @@ static DEFINE_SPINLOCK(asap_log_lock);
 
 static unsigned int asap_nr_apps;	/* under asap_lock */
 static struct asap_app __rcu *asap_open;	/* app whose window is open */
-static u64 asap_window_id;		/* under asap_lock */
 static struct dentry *asap_debugfs_dir;
 
 static void asap_window_timeout(struct work_struct *work);
@@ -392,7 +391,6 @@ static void asap_window_open(struct asap_app *app)
 	spin_unlock_irq(&asap_log_lock);
 	app->switches++;
 	asap_total_switches++;
-	asap_window_id++;
 	rcu_assign_pointer(asap_open, app);
 	app->job = asap_job_start(app);
 	if (asap_window_ms)

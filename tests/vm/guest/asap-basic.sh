@@ -169,10 +169,45 @@ REPLY_LINE=$LAST_RES
 check_ge prepaging_brings_anon_back $((ANON_PAGES * 9 / 10)) "$(field anon)"
 check_ge prepaging_brings_file_back $((FILE_PAGES / 2)) "$(field file)"
 
+# --- the footprint shrinks: estimators forget what is not used ----------------------------
+# The app now touches only the first half of each mapping. File: a prepaged
+# page not used in a switch leaves the table at once. Anon: an entry not
+# accessed for anon_timeout (4) switches is dropped.
+r=1
+while [ $r -le 4 ]; do
+	evict
+	mobioctl asap switch $APP
+	sleep 3
+	app_cmd h
+	log "half round $r: $REPLY_LINE"
+	mobioctl asap switch $$
+	if [ $r -eq 1 ]; then
+		check_ge file_unused_after_half $((FILE_PAGES / 2 - 16)) "$(($(st file_unused $APP) - $(s file_unused)))"
+		t=$(st file_table_pages $APP)
+		if [ "$t" -le $((FILE_PAGES / 2 + 16)) ] && [ "$t" -ge $((FILE_PAGES / 2)) ]; then
+			pass file_unused_pages_evicted
+		else
+			fail file_unused_pages_evicted "expected $((FILE_PAGES / 2))..$((FILE_PAGES / 2 + 16)) file table pages, saw $t"
+		fi
+	fi
+	if [ $r -eq 3 ]; then
+		check_eq anon_kept_before_timeout "$ANON_PAGES" "$(st anon_entries $APP)"
+	fi
+	r=$((r + 1))
+done
+e=$(st anon_entries $APP)
+if [ "$e" -le $((ANON_PAGES / 2 + 16)) ] && [ "$e" -ge $((ANON_PAGES / 2)) ]; then
+	pass anon_unused_dropped_after_timeout
+else
+	fail anon_unused_dropped_after_timeout "expected $((ANON_PAGES / 2))..$((ANON_PAGES / 2 + 16)) anon entries after 4 switches without access, saw $e"
+fi
+check_ge anon_table_kept_used_half $((ANON_PAGES / 2)) "$(st anon_table_pages $APP)"
+
 # --- apps list and JSON ----------------------------------------------------------
 check_ok apps_lists_app sh -c "mobioctl asap apps | grep -q '^app $APP asapapp'"
 check_ok apps_json sh -c "mobioctl --json asap apps | grep -q '\"pid\":$APP,\"comm\":\"asapapp\"'"
-check_ok stats_json sh -c "mobioctl --json asap stats | grep -q '\"switches\":$((2 * ROUNDS))'"
+sw=$(st switches)
+check_ok stats_json sh -c "mobioctl --json asap stats | grep -q '\"switches\":$sw,'"
 
 # --- a switch away cancels ---------------------------------------------------------
 echo 300 >/sys/module/asap_prefetch/parameters/prepage_throttle_ms

@@ -15,6 +15,7 @@
  *   t  "touched anon=A file=F bad=B ms=M"  what was resident before, then
  *                                          read every page of both; B pages
  *                                          whose pattern was wrong, M ms
+ *   h  the same for the first half of each mapping only
  *   q  "bye", and exit
  *
  * The first line on ACK_FIFO is "ready pid=P anon_pages=N file_pages=M".
@@ -127,14 +128,17 @@ int main(int argc, char **argv)
 					resident(file, file_len));
 			break;
 		case 't':
+		case 'h':
 			ra = resident(anon, anon_len);
 			rf = resident(file, file_len);
 			t0 = now_ms();
-			for (i = 0; i < anon_len; i += page)
+			for (i = 0; i < (c == 'h' ? anon_len / 2 : anon_len);
+			     i += page)
 				if (*(uint64_t *)(anon + i) !=
 				    (i / page ^ 0x5a5a5a5aUL))
 					bad++;
-			for (i = 0; i < file_len; i += page)
+			for (i = 0; i < (c == 'h' ? file_len / 2 : file_len);
+			     i += page)
 				sink += file[i];
 			fprintf(out, "touched anon=%lu file=%lu bad=%lu ms=%ld\n",
 				ra, rf, bad, now_ms() - t0);
