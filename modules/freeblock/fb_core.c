@@ -305,7 +305,8 @@ static void fb_probe_fg_done(struct fb_disk *d)
 	u64 now = ktime_get_ns();
 
 	atomic64_set(&d->last_fg_ns, now);
-	if (atomic_dec_if_positive(&d->fg_inflight) == 0)
+	if (atomic_dec_if_positive(&d->fg_inflight) == 0 &&
+	    READ_ONCE(d->nr_tasks))
 		fb_disk_arm(d, now + fb_idle_window_ns(d));
 }
 
@@ -540,6 +541,8 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, u64 *lbn,
 	struct fb_task *t, *pick = NULL;
 	bool idle;
 
+	if (list_empty(&d->tasks))
+		return NULL;	/* nothing to wake up for */
 	if (fg && now - last_fg > FB_FG_STALE_NS) {
 		/* A completion we never saw (issued before we attached). */
 		atomic_set(&d->fg_inflight, 0);
@@ -589,7 +592,7 @@ static void fb_collect_ended(struct fb_disk *d, struct list_head *reap)
 			t->result = 0;
 		t->state = FB_TASK_ENDED;
 		list_move_tail(&t->node, reap);
-		d->nr_tasks--;
+		WRITE_ONCE(d->nr_tasks, d->nr_tasks - 1);
 	}
 }
 
@@ -839,7 +842,7 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 		return -EBUSY;
 	}
 	list_add_tail(&t->node, &d->tasks);
-	d->nr_tasks++;
+	WRITE_ONCE(d->nr_tasks, d->nr_tasks + 1);
 	spin_unlock(&d->lock);
 	fb_count(d, FB_STAT_TASKS, 1);
 	queue_work(fb_wq, &d->work);
@@ -1028,7 +1031,12 @@ static void fb_disks_free(void)
 {
 	struct fb_disk *d, *n;
 
+	/*
+	 * No task is left and the probes are gone: the work arms the timer
+	 * only for tasks, the timer only queues the work.
+	 */
 	list_for_each_entry_safe(d, n, &fb_disks, node) {
+		cancel_work_sync(&d->work);
 		hrtimer_cancel(&d->timer);
 		cancel_work_sync(&d->work);
 		xa_erase(&fb_disk_xa, d->devt);

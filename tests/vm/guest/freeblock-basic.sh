@@ -7,7 +7,10 @@
 # work, abort and promote semantics, a killed owner aborts its task, rmmod
 # is refused while a task's file is open and clean after, malformed
 # requests are rejected with the right errno, counters (mobioctl fb stats)
-# match what was done, and fb-scrub works.
+# match what was done, fb-scrub works, the kernel API (debugfs selftest)
+# writes and reads with late buffer binding, fuzzing the genl family and
+# the ioctls splats nothing, and a disk removed mid-task ends its tasks
+# with ENODEV.
 # vm-disk: data 32M
 # vm-timeout: 420
 . /mobio/tests/lib.sh
@@ -279,5 +282,26 @@ check_eq module_gone 0 "$([ -d /sys/module/freeblock ] && echo 1 || echo 0)"
 check_ok reload insmod $FB_KO
 out=$(fbtest scrub "$DISK_data" --bs 65536 --len 1048576 --seed $SEED)
 once after_reload 16 "$out"
-check_ok rmmod_idle rmmod freeblock
+
+# --- hot-unplug of the disk mid-task (guest-side PCI removal) ---------------
+fbtest scrub "$DISK_data" --bs 4096 --ceil 256 >/tmp/unplug.out &
+sp=$!
+echo read $DISK_data 0 $SIZE 4096 $SEED 256 >$ST
+sleep 1
+check_eq unplug_kernel_task_running 1 "$(grep -c state=running $ST)"
+pci=$(readlink -f /sys/block/$dev/device/..)
+check_ok unplug_pci_remove sh -c "echo 1 >$pci/remove"
+wait $sp
+out=$(cat /tmp/unplug.out)
+log "unplugged mid-scrub: $out"
+check_eq unplug_disk_gone 0 "$([ -e /sys/block/$dev ] && echo 1 || echo 0)"
+check_eq unplug_scrub_ended_enodev -19 "$(kv result "$out")"
+check_eq unplug_scrub_no_duplicate 0 "$(kv dup "$out")"
+check_eq unplug_scrub_data_right 0 "$(kv bad "$out")"
+out=$(st_wait)
+log "kernel task at unplug: $out"
+check_eq unplug_kernel_task_ended_enodev -19 "$(kv result "$out")"
+check_eq unplug_no_task_left 0 "$(fb_stat tasks_active)"
+check_eq unplug_nothing_in_flight 0 "$(fb_stat bg_inflight)"
+check_ok rmmod_after_unplug rmmod freeblock
 finish
