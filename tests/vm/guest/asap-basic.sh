@@ -202,6 +202,17 @@ else
 	fail anon_unused_dropped_after_timeout "expected $((ANON_PAGES / 2))..$((ANON_PAGES / 2 + 16)) anon entries after 4 switches without access, saw $e"
 fi
 check_ge anon_table_kept_used_half $((ANON_PAGES / 2)) "$(st anon_table_pages $APP)"
+# The whole footprint again: evicted file candidates that fault re-enter
+# the table; the dropped anon pages come back as candidates only.
+evict
+mobioctl asap switch $APP
+sleep 3
+app_cmd t
+log "full round again: $REPLY_LINE"
+mobioctl asap switch $$
+check_eq file_candidates_reenter_table "$FILE_PAGES" "$(st file_table_pages $APP)"
+check_eq anon_faults_make_candidates "$ANON_PAGES" "$(st anon_entries $APP)"
+check_eq anon_candidates_not_in_table "$e" "$(st anon_table_pages $APP)"
 
 # --- apps list and JSON ----------------------------------------------------------
 check_ok apps_lists_app sh -c "mobioctl asap apps | grep -q '^app $APP asapapp'"
