@@ -205,6 +205,20 @@ check_eq fb_scrub_exit_0 0 $?
 check_eq fb_scrub_no_unreadable "" "$out"
 check_eq fb_scrub_summary 1 "$(grep -c '32 blocks of 1048576 bytes read.* 0 failed, 0 unreadable' /tmp/scrub.err)"
 
+# interrupted and resumed: SIGINT aborts and names the --start to resume at
+freeblock-scrub --bs 64K --ceiling 512 --quiet "$DISK_data" 2>/tmp/scrub.err &
+sp=$!
+sleep 2
+kill -INT $sp
+wait $sp
+check_eq fb_scrub_interrupted_exit_1 1 $?
+resume=$(sed -n 's/.*resume with --start \([0-9]*\).*/\1/p' /tmp/scrub.err)
+check_ge fb_scrub_resume_point_after_progress 65536 "$resume"
+check_le fb_scrub_resume_point_before_end $((SIZE - 65536)) "$resume"
+freeblock-scrub --bs 64K --start "$resume" "$DISK_data" 2>/tmp/scrub.err
+check_eq fb_scrub_resumed_exit_0 0 $?
+check_eq fb_scrub_resumed_rest 1 "$(grep -c "$(((SIZE - resume) / 65536)) blocks of 65536 bytes read" /tmp/scrub.err)"
+
 # --- the kernel API: fb_write and fb_read with late buffer binding ----------
 ST=/sys/kernel/debug/freeblock/selftest
 SEED2=0xc0ffee
