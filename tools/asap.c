@@ -234,17 +234,8 @@ static int asap_event_cb(const struct nlmsghdr *nlh, void *data)
 static int asap_watch(struct mobio_ctx *ctx, int argc, char **argv)
 {
 	struct asap_watch w = { .ctx = ctx };
-	struct mobio_genl *g;
 
-	if (argc == 1 && mobio_parse_u32(ctx, "COUNT", argv[0], &w.left) < 0)
-		return MOBIO_EXIT_USAGE;
-	g = mobio_family(ctx);
-	if (!g)
-		return MOBIO_EXIT_ERROR;
-	if (mobio_genl_join_events(g) < 0 ||
-	    mobio_genl_listen(g, asap_event_cb, &w) < 0)
-		return mobio_cmd_error(ctx);
-	return MOBIO_EXIT_OK;
+	return mobio_watch(ctx, argc, argv, asap_event_cb, &w, &w.left);
 }
 
 static const struct mobio_cmd asap_cmds[] = {

@@ -27,11 +27,6 @@
 
 #define MOBIO_VERSION	"1.0"
 
-/* tools/asap.c (to move to mobioctl.h with the others). */
-extern const struct mobio_object mobio_asap_object;
-/* tools/freeblock.c (likewise). */
-extern const struct mobio_object mobio_fb_object;
-
 static const struct mobio_object *const mobio_objects[] = {
 	&mobio_qnvram_object,
 	&mobio_smartio_object,
@@ -144,6 +139,21 @@ int mobio_cmd_error(struct mobio_ctx *ctx)
 		fprintf(stderr, " (missing attribute %d)", g->ext_miss_type);
 	fputc('\n', stderr);
 	return MOBIO_EXIT_ERROR;
+}
+
+int mobio_watch(struct mobio_ctx *ctx, int argc, char **argv, mnl_cb_t cb,
+		void *data, uint32_t *left)
+{
+	struct mobio_genl *g;
+
+	if (argc == 1 && mobio_parse_u32(ctx, "COUNT", argv[0], left) < 0)
+		return MOBIO_EXIT_USAGE;
+	g = mobio_family(ctx);
+	if (!g)
+		return MOBIO_EXIT_ERROR;
+	if (mobio_genl_join_events(g) < 0 || mobio_genl_listen(g, cb, data) < 0)
+		return mobio_cmd_error(ctx);
+	return MOBIO_EXIT_OK;
 }
 
 void mobio_cmd_warning(struct mobio_ctx *ctx)

@@ -87,8 +87,19 @@ int mobio_cmd_usage_error(struct mobio_ctx *ctx, const char *fmt, ...)
 int mobio_parse_u32(struct mobio_ctx *ctx, const char *what, const char *arg,
 		    uint32_t *val);
 
+/*
+ * The "watch [COUNT]" command of a family with an events group: parse
+ * COUNT (@argc 0 or 1) into *@left (0: forever), join the group and pass
+ * every event to @cb with @data until @cb returns MNL_CB_STOP (it counts
+ * *@left down) or the socket fails. Return a MOBIO_EXIT_* code.
+ */
+int mobio_watch(struct mobio_ctx *ctx, int argc, char **argv, mnl_cb_t cb,
+		void *data, uint32_t *left);
+
 /* The objects, one per family file. */
 extern const struct mobio_object mobio_qnvram_object;
 extern const struct mobio_object mobio_smartio_object;
+extern const struct mobio_object mobio_asap_object;
+extern const struct mobio_object mobio_fb_object;
 
 #endif /* MOBIO_TOOLS_MOBIOCTL_H */

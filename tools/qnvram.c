@@ -364,17 +364,8 @@ static int qnvram_event_cb(const struct nlmsghdr *nlh, void *data)
 static int qnvram_watch(struct mobio_ctx *ctx, int argc, char **argv)
 {
 	struct qnvram_watch w = { .ctx = ctx };
-	struct mobio_genl *g;
 
-	if (argc == 1 && mobio_parse_u32(ctx, "COUNT", argv[0], &w.left) < 0)
-		return MOBIO_EXIT_USAGE;
-	g = mobio_family(ctx);
-	if (!g)
-		return MOBIO_EXIT_ERROR;
-	if (mobio_genl_join_events(g) < 0 ||
-	    mobio_genl_listen(g, qnvram_event_cb, &w) < 0)
-		return mobio_cmd_error(ctx);
-	return MOBIO_EXIT_OK;
+	return mobio_watch(ctx, argc, argv, qnvram_event_cb, &w, &w.left);
 }
 
 /* --- The object ----------------------------------------------------------- */

@@ -1,57 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ASAP: kernel API differences between Debian 12's 6.1 and 6.12 that only
- * this module needs (to move to modules/common/mobio_compat.h). Each helper
- * names the kernel version that changed the API it hides.
+ * ASAP: page-table helpers the kernel does not export (accessed bits, the
+ * pmd check before a walk). Differences between kernel versions are in
+ * modules/common/mobio_compat.h.
  */
 #ifndef _ASAP_COMPAT_H
 #define _ASAP_COMPAT_H
 
 #include <linux/version.h>
 #include <linux/mm.h>
-#include <linux/pagemap.h>
 #include <linux/pgtable.h>
-
-/**
- * asap_fault_in_remote() - fault pages of another mm in, keeping no reference
- * @mm: the mm, with a user reference and its mmap lock held for read
- * @start: first virtual address, page aligned
- * @nr_pages: how many pages
- *
- * 6.5 dropped the vmas argument of get_user_pages_remote(). No page array
- * is passed, so no page reference or pin is taken. Without @locked, the
- * fault may not drop the mmap lock: it stays held throughout.
- * Context: process, may sleep.
- * Return: pages faulted in from @start, or a negative errno.
- */
-static inline long asap_fault_in_remote(struct mm_struct *mm,
-					unsigned long start,
-					unsigned long nr_pages)
-{
-#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
-	return get_user_pages_remote(mm, start, nr_pages, 0, NULL, NULL);
-#else
-	return get_user_pages_remote(mm, start, nr_pages, 0, NULL, NULL, NULL);
-#endif
-}
-
-/**
- * asap_folio_get() - the page cache folio at @index, if any
- * @mapping: the file's mapping
- * @index: page index
- *
- * filemap_get_folio() returns NULL when absent on 6.1 and ERR_PTR(-ENOENT)
- * from 6.3.
- * Context: any (no sleep).
- * Return: the folio with a reference (folio_put() it), or NULL.
- */
-static inline struct folio *asap_folio_get(struct address_space *mapping,
-					   pgoff_t index)
-{
-	struct folio *folio = filemap_get_folio(mapping, index);
-
-	return IS_ERR_OR_NULL(folio) ? NULL : folio;
-}
 
 /*
  * Page-table accessed bits. Neither kernel exports a helper that reads or

@@ -26,6 +26,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include "asap.h"
+#include "mobio_compat.h"
 #include "asap_compat.h"
 
 /* Most files an app's file estimator follows. */
@@ -319,7 +320,7 @@ static void asap_sweep_anon(struct asap_app *app)
 
 static bool asap_file_page_used(struct asap_file *af, pgoff_t index)
 {
-	struct folio *folio = asap_folio_get(af->file->f_mapping, index);
+	struct folio *folio = mobio_folio_get(af->file->f_mapping, index);
 	bool used;
 
 	if (!folio)

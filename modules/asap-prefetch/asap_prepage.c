@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "asap.h"
+#include "mobio_compat.h"
 #include "asap_compat.h"
 
 /* Longest extent, pages: long runs are split so that workers share them. */
@@ -111,7 +112,7 @@ static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 		n = min3(chunk, ext->start + ext->nr - s, eof - s);
 		absent = 0;
 		for (idx = s; idx < s + n; idx++) {
-			folio = asap_folio_get(mapping, idx);
+			folio = mobio_folio_get(mapping, idx);
 			if (folio) {
 				folio_put(folio);
 				continue;
@@ -187,7 +188,7 @@ static bool asap_prepage_anon(struct asap_job *job, struct mm_struct *mm,
 		 */
 		mmap_read_lock(mm);
 		for (i = 0; i < n; i++, addr += PAGE_SIZE) {
-			got = asap_fault_in_remote(mm, addr, 1);
+			got = mobio_fault_in_remote(mm, addr, 1);
 			if (got == 1)
 				asap_clear_young(mm, addr, addr + PAGE_SIZE);
 		}

@@ -11,6 +11,7 @@
 #include <linux/blkdev.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/err.h>
 
 /**
@@ -84,6 +85,58 @@ static inline void mobio_vm_flags_set(struct vm_area_struct *vma,
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
+#endif
+}
+
+/**
+ * mobio_fault_in_remote() - fault pages of another mm in, keeping no reference
+ * @mm: the mm, with a user reference and its mmap lock held for read
+ * @start: first virtual address, page aligned
+ * @nr_pages: how many pages
+ *
+ * 6.5 dropped the vmas argument of get_user_pages_remote(). No page array
+ * is passed, so no page reference or pin is taken. Without @locked, the
+ * fault may not drop the mmap lock: it stays held throughout.
+ * Context: process, may sleep.
+ * Return: pages faulted in from @start, or a negative errno.
+ */
+static inline long mobio_fault_in_remote(struct mm_struct *mm,
+					 unsigned long start,
+					 unsigned long nr_pages)
+{
+#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
+	return get_user_pages_remote(mm, start, nr_pages, 0, NULL, NULL);
+#else
+	return get_user_pages_remote(mm, start, nr_pages, 0, NULL, NULL, NULL);
+#endif
+}
+
+/**
+ * mobio_folio_get() - the page cache folio at @index, if any
+ * @mapping: the file's mapping
+ * @index: page index
+ *
+ * filemap_get_folio() returns NULL when absent on 6.1 and ERR_PTR(-ENOENT)
+ * from 6.3.
+ * Context: any (no sleep).
+ * Return: the folio with a reference (folio_put() it), or NULL.
+ */
+static inline struct folio *mobio_folio_get(struct address_space *mapping,
+					    pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	return IS_ERR_OR_NULL(folio) ? NULL : folio;
+}
+
+/* 6.3 made vma->vm_flags read-only and added vm_flags_clear(). */
+static inline void mobio_vm_flags_clear(struct vm_area_struct *vma,
+					vm_flags_t flags)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
 #endif
 }
 

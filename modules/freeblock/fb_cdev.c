@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
-#include "fb_compat.h"
+#include "mobio_compat.h"
 #include "fb_internal.h"
 
 /**
