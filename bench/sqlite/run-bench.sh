@@ -77,7 +77,8 @@ full)
 	done
 	python3 bench/sqlite/report.py --kver "$KVER" --cmd "$cmd" --events "$out"/events-*.txt \
 		--csv "bench/sqlite/results/$(date +%Y%m%d)-$KVER.csv" \
-		--md docs/results-sqlite.md --png docs/sqlite-bench.png --workdir "$out" || rc=1
+		--md docs/results-sqlite.md --png docs/sqlite-bench.png --workdir "$out" \
+		--notes bench/sqlite/notes.md || rc=1
 	echo "bench-sqlite: VM logs in $out/; $(($(date +%s) - start)) s in all"
 	;;
 quick)
