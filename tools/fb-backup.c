@@ -102,6 +102,7 @@ struct backup {
 	int sparse;		/* FILE is new: zero blocks may stay holes */
 	/* copy */
 	uint64_t failed;	/* unreadable blocks */
+	uint64_t first_failed;	/* the lowest of them (block number) */
 	uint64_t zero_blocks;	/* left as holes */
 	int write_err;		/* errno of the first failed write */
 	uint64_t write_off;	/* its offset */
@@ -166,6 +167,8 @@ static int copy_block(void *ctx, uint64_t lbn, int status, const void *data,
 
 	if (status) {
 		b->failed++;
+		if (lbn < b->first_failed)
+			b->first_failed = lbn;
 		fprintf(stderr, PROG ": %s: bytes %" PRIu64 "-%" PRIu64
 			" unreadable: %s\n", b->dev, off, off + len - 1,
 			strerror(-status));
@@ -305,8 +308,12 @@ static int do_copy(struct backup *b)
 	double t0 = fb_now_s();
 	int r = 0;
 
+	b->first_failed = UINT64_MAX;
 	if (b->start < whole) {
 		r = run_task(b, "copy", b->start, copy_block, &prefix);
+		/* a resumed copy reads the unreadable blocks again */
+		if (prefix > b->first_failed)
+			prefix = b->first_failed;
 		if (r) {
 			if (r > 0 || !b->write_err)
 				fprintf(stderr, PROG ": resume with --start %"
@@ -327,7 +334,13 @@ static int do_copy(struct backup *b)
 			PRIu64 " unreadable blocks\n", b->dev, b->file,
 			b->devsize - b->start, fb_now_s() - t0, b->zero_blocks,
 			b->failed);
-	return b->failed ? 1 : 0;
+	if (b->failed) {
+		fprintf(stderr, PROG ": %s: %" PRIu64 " blocks unreadable; "
+			"retry them with --start %" PRIu64 "\n", b->dev,
+			b->failed, b->start + b->first_failed * b->bs);
+		return 1;
+	}
+	return 0;
 }
 
 static void print_hex(FILE *out, const uint8_t *d, unsigned int len)

@@ -21,6 +21,15 @@ fb_stat() {
 	mobioctl fb stats "$dev" | sed -n "s/^$1 //p"
 }
 
+# check_le NAME MAX ACTUAL: pass if ACTUAL is a number <= MAX
+check_le() {
+	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1" "expected <= $2, saw '$3'"
+	fi
+}
+
 # kv KEY "k=v k=v ...": the value of KEY
 kv() {
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
@@ -69,6 +78,10 @@ log "fb-backup at unplug: $(cat /tmp/backup.err | tr '\n' ' ')"
 check_eq backup_says_enodev 1 "$(grep -c 'copy stopped: No such device' /tmp/backup.err)"
 resume=$(sed -n 's/.*resume with --start \([0-9]*\).*/\1/p' /tmp/backup.err)
 check_ge backup_names_resume_point 0 "$resume"
+# the block that failed as the disk went is named and copied again on resume
+bad=$(sed -n 's/.*bytes \([0-9]*\)-[0-9]* unreadable.*/\1/p' /tmp/backup.err | sort -n | head -n 1)
+check_ge backup_names_failed_block 0 "$bad"
+check_le backup_resume_redoes_failed_block "$bad" "$resume"
 check_eq backup_no_sha256 "" "$(cat /tmp/backup.out)"
 
 out=$(st_wait)
