@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libfreeblock: the /dev/freeblock client shared by fb-scrub and fb-backup
- * (see libfreeblock.h for the API). The ring is the kernel's: the library
+ * libfreeblock: the /dev/freeblock client shared by fb-scrub, fb-backup and
+ * the tests (see libfreeblock.h for the API). The ring is the kernel's: the library
  * reads what the header and descriptors say only after checking it, keeps
  * its own bitmap of delivered blocks (exactly once, the resume prefix),
  * and never trusts a slot or block number it was not asked for.
@@ -37,6 +37,13 @@ struct fb_task {
 	uint64_t *seen;			/* bitmap of delivered blocks */
 	int ended;			/* ended and drained */
 	int broken;			/* the kernel wrote a bad descriptor */
+	/* write tasks */
+	int write;
+	uint32_t filled_seq;		/* hdr->want_seq last answered */
+	void *fillbuf;			/* blksize bytes for fb_fill_fn */
+	uint32_t fillbuf_seq;		/* fillbuf holds that request's block */
+	int fillbuf_valid;
+	int fill_blocked;		/* FB_IOC_FILL of fillbuf_seq: EAGAIN */
 };
 
 int fb_dev_size(int fd, uint64_t *bytes)
@@ -72,8 +79,8 @@ static int fb_check_ring(const struct fb_task *t)
 	return 0;
 }
 
-int fb_task_open(struct fb_task **out, int devfd,
-		 const struct fb_task_opts *opts)
+static int fb_task_register(struct fb_task **out, int devfd,
+			    const struct fb_task_opts *opts, int write)
 {
 	static const struct fb_task_opts defaults;
 	const struct fb_task_opts *o = opts ? opts : &defaults;
@@ -96,7 +103,15 @@ int fb_task_open(struct fb_task **out, int devfd,
 	t->req.nslots = o->nslots ? o->nslots : FB_DEFAULT_SLOTS;
 	t->req.floor_kbps = o->floor_kbps;
 	t->req.ceiling_kbps = o->ceiling_kbps;
-	if (ioctl(t->fd, FB_IOC_SCRUB, &t->req)) {
+	t->write = write;
+	if (write) {
+		t->fillbuf = malloc(t->req.blksize);
+		if (!t->fillbuf) {
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
+	if (ioctl(t->fd, write ? FB_IOC_WRITE : FB_IOC_SCRUB, &t->req)) {
 		ret = -errno;
 		goto err;
 	}
@@ -131,6 +146,18 @@ int fb_task_open(struct fb_task **out, int devfd,
 err:
 	fb_task_close(t);
 	return ret;
+}
+
+int fb_task_open(struct fb_task **out, int devfd,
+		 const struct fb_task_opts *opts)
+{
+	return fb_task_register(out, devfd, opts, 0);
+}
+
+int fb_task_open_write(struct fb_task **out, int devfd,
+		       const struct fb_task_opts *opts)
+{
+	return fb_task_register(out, devfd, opts, 1);
 }
 
 /*
@@ -170,12 +197,75 @@ static int fb_deliver(struct fb_task *t, uint32_t head, fb_block_fn fn,
 	return ret;
 }
 
-int fb_task_poll(struct fb_task *t, int timeout_ms, fb_block_fn fn,
-		 void *ctx)
+/*
+ * A write task's request for data not answered yet: the block, or -1.
+ * want_pending is read before want_lbn (the kernel stores them the other
+ * way round).
+ */
+static int64_t fb_wanted(const struct fb_task *t, uint32_t *seq)
+{
+	if (!t->write ||
+	    !__atomic_load_n(&t->hdr->want_pending, __ATOMIC_ACQUIRE))
+		return -1;
+	*seq = __atomic_load_n(&t->hdr->want_seq, __ATOMIC_ACQUIRE);
+	if (*seq == t->filled_seq)
+		return -1;
+	return t->hdr->want_lbn;
+}
+
+/*
+ * Hand the kernel the block it asked for. Return: 0 (done, or no free slot
+ * yet: tried again at the next step without calling @fill again), a
+ * negative errno, or @fill's nonzero value in *@stop.
+ */
+static int fb_answer(struct fb_task *t, uint64_t lbn, uint32_t seq,
+		     fb_fill_fn fill, void *ctx, int *stop)
+{
+	struct fb_fill f = {
+		.lbn = lbn,
+		.data = (uintptr_t)t->fillbuf,
+		.len = t->req.blksize,
+	};
+	int ret;
+
+	if (lbn >= t->req.nblocks) {
+		t->broken = 1;
+		return -EPROTO;
+	}
+	if (!t->fillbuf_valid || t->fillbuf_seq != seq) {
+		ret = fill(ctx, lbn, t->fillbuf, t->req.blksize);
+		if (ret) {
+			*stop = ret;
+			return 0;
+		}
+		t->fillbuf_seq = seq;
+		t->fillbuf_valid = 1;
+	}
+	if (ioctl(t->fd, FB_IOC_FILL, &f)) {
+		if (errno == EAGAIN) {
+			t->fill_blocked = 1;	/* every slot is in flight */
+			return 0;
+		}
+		/* EINVAL: the task ended meanwhile or asked for another */
+		if (errno == EINVAL &&
+		    (__atomic_load_n(&t->hdr->state, __ATOMIC_ACQUIRE) ==
+		     FB_STATE_ENDED ||
+		     __atomic_load_n(&t->hdr->want_seq, __ATOMIC_ACQUIRE) != seq))
+			return 0;
+		return -errno;
+	}
+	t->filled_seq = seq;
+	t->fill_blocked = 0;
+	return 0;
+}
+
+static int fb_task_step(struct fb_task *t, int timeout_ms, fb_fill_fn fill,
+			fb_block_fn fn, void *ctx)
 {
 	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
-	uint32_t state, head;
-	int ret;
+	uint32_t state, head, tail, seq = 0;
+	int64_t want;
+	int ret, stop = 0;
 
 	if (t->broken)
 		return -EPROTO;
@@ -183,17 +273,25 @@ int fb_task_poll(struct fb_task *t, int timeout_ms, fb_block_fn fn,
 		return 1;
 	state = __atomic_load_n(&t->hdr->state, __ATOMIC_ACQUIRE);
 	head = __atomic_load_n(&t->hdr->head, __ATOMIC_ACQUIRE);
-	if (head == t->tail && state != FB_STATE_ENDED && timeout_ms) {
+	want = state == FB_STATE_ENDED ? -1 : fb_wanted(t, &seq);
+	if (want >= 0 && t->fill_blocked && t->fillbuf_seq == seq)
+		want = -1;	/* wait for a slot: POLLIN or POLLOUT */
+	if (head == t->tail && state != FB_STATE_ENDED && want < 0 &&
+	    timeout_ms) {
+		if (t->write)
+			pfd.events |= POLLOUT;
 		if (poll(&pfd, 1, timeout_ms) < 0)
 			return errno == EINTR ? 0 : -errno;
 		state = __atomic_load_n(&t->hdr->state, __ATOMIC_ACQUIRE);
 		head = __atomic_load_n(&t->hdr->head, __ATOMIC_ACQUIRE);
 	}
+	tail = t->tail;
 	ret = fb_deliver(t, head, fn, ctx);
 	if (t->broken)
 		return -EPROTO;
 	/* the blocks delivered, a stopping one included, are given back */
-	if (ioctl(t->fd, FB_IOC_CONSUME, (unsigned long)t->tail))
+	if (t->tail != tail &&
+	    ioctl(t->fd, FB_IOC_CONSUME, (unsigned long)t->tail))
 		return -errno;
 	if (ret)
 		return ret;
@@ -202,7 +300,33 @@ int fb_task_poll(struct fb_task *t, int timeout_ms, fb_block_fn fn,
 		t->ended = 1;
 		return 1;
 	}
+	if (state != FB_STATE_ENDED) {
+		want = fb_wanted(t, &seq);
+		if (want >= 0) {
+			ret = fb_answer(t, want, seq, fill, ctx, &stop);
+			if (ret)
+				return ret;
+			if (stop)
+				return stop;
+		}
+	}
 	return 0;
+}
+
+int fb_task_poll(struct fb_task *t, int timeout_ms, fb_block_fn fn,
+		 void *ctx)
+{
+	if (t->write)
+		return -EINVAL;
+	return fb_task_step(t, timeout_ms, NULL, fn, ctx);
+}
+
+int fb_task_poll_write(struct fb_task *t, int timeout_ms, fb_fill_fn fill,
+		       fb_block_fn done, void *ctx)
+{
+	if (!t->write)
+		return -EINVAL;
+	return fb_task_step(t, timeout_ms, fill, done, ctx);
 }
 
 int fb_task_abort(struct fb_task *t)
@@ -256,5 +380,6 @@ void fb_task_close(struct fb_task *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t->seen);
+	free(t->fillbuf);
 	free(t);
 }

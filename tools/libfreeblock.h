@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libfreeblock: a small userspace wrapper of /dev/freeblock (freeblock.ko,
- * include/uapi/linux/freeblock.h): register a background read task on a
- * block device, map its ring, wait for blocks and hand each one to a
- * callback, give the ring slots back, abort, promote.
+ * include/uapi/linux/freeblock.h): register a background read (or write)
+ * task on a block device, map its ring, wait for blocks and hand each one
+ * to a callback, give the ring slots back, abort, promote. A write task's
+ * data is asked for block by block when the kernel is about to issue it
+ * (late binding): fb_task_open_write(), fb_task_poll_write().
  *
  *	struct fb_task *t;
  *	struct fb_task_opts o = { .blksize = 65536 };
@@ -89,6 +91,33 @@ int fb_task_open(struct fb_task **out, int devfd,
 		 const struct fb_task_opts *opts);
 
 /**
+ * typedef fb_fill_fn - a write task asks for one block's data
+ * @ctx: the caller's pointer given to fb_task_poll_write()
+ * @lbn: block number in the task (bytes start + lbn * blksize)
+ * @buf: fill these @len bytes with the block's data
+ * @len: the block size in bytes
+ *
+ * Called when the kernel is about to issue the block, in lbn order, once
+ * per block unless the task ends first.
+ *
+ * Return: 0 to hand the block over; any other value stops
+ * fb_task_poll_write(), which returns it (the block is then not written:
+ * abort the task).
+ */
+typedef int (*fb_fill_fn)(void *ctx, uint64_t lbn, void *buf, uint32_t len);
+
+/**
+ * fb_task_open_write() - register a write task (FB_IOC_WRITE)
+ * @out: the new task on success
+ * @devfd: a block device opened for writing (O_WRONLY or O_RDWR)
+ * @opts: as for fb_task_open()
+ *
+ * Return: as fb_task_open(); -EACCES when @devfd is not open for writing.
+ */
+int fb_task_open_write(struct fb_task **out, int devfd,
+		       const struct fb_task_opts *opts);
+
+/**
  * fb_task_poll() - wait for blocks and deliver them
  * @t: the task
  * @timeout_ms: most milliseconds to wait when no block is waiting (-1:
@@ -107,6 +136,24 @@ int fb_task_open(struct fb_task **out, int devfd,
  */
 int fb_task_poll(struct fb_task *t, int timeout_ms, fb_block_fn fn,
 		 void *ctx);
+
+/**
+ * fb_task_poll_write() - fb_task_poll() for a write task
+ * @t: a task from fb_task_open_write()
+ * @timeout_ms: as for fb_task_poll()
+ * @fill: called for the block the kernel asks for next
+ * @done: called once per written block (@data: what was written), with
+ *	its status (-EIO: the device failed the write)
+ * @ctx: passed to @fill and @done
+ *
+ * Delivers the finished blocks first (which frees ring slots), then
+ * answers the kernel's request for data, if any.
+ *
+ * Return: as fb_task_poll(); -EINVAL for a read task, -EPROTO when the
+ * kernel asks for a block outside the task.
+ */
+int fb_task_poll_write(struct fb_task *t, int timeout_ms, fb_fill_fn fill,
+		       fb_block_fn done, void *ctx);
 
 /**
  * fb_task_abort() - stop issuing blocks; those in flight still come
