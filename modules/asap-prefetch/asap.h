@@ -8,7 +8,6 @@
 #define _ASAP_H
 
 #include <linux/atomic.h>
-#include <linux/bitfield.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
@@ -18,6 +17,7 @@
 #include <linux/xarray.h>
 #include <linux/asap.h>
 #include "mobio_genl.h"
+#include "asap_rules.h"
 
 /* Module parameters (asap_main.c). */
 extern unsigned int asap_workers;
@@ -33,18 +33,10 @@ extern unsigned int asap_window_ms;
 extern unsigned int asap_prepage_throttle_ms;
 
 /*
- * One estimator entry, an xarray value: a page of a file (by index) or of
- * the anonymous memory (by virtual page number).
+ * An estimator entry, an xarray value: a page of a file (by index) or of
+ * the anonymous memory (by virtual page number). Its fields (ASAP_E_*) and
+ * the rules that change them are in asap_rules.h.
  */
-/* file: profile switches seen in; anon: timeout, switches left */
-#define ASAP_E_COUNT	GENMASK(7, 0)
-#define ASAP_E_TABLE	BIT(8)		/* in the prepaging table */
-#define ASAP_E_SEEN	BIT(9)		/* faulted in this window */
-#define ASAP_E_PREPAGED	BIT(10)		/* brought in by a worker this window */
-#define ASAP_E_NEW	BIT(11)		/* anon: entered in this window */
-#define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen */
-#define ASAP_E_GAP	BIT(13)		/* file: only read as a merged gap */
-#define ASAP_E_FIRST	GENMASK(47, 16)	/* first-use order in the last window */
 
 /* Kinds of pages, for counters. */
 enum asap_kind {

@@ -52,7 +52,7 @@ MODULE_PARM_DESC(profile_min, "file estimator: a page seen in at least this many
 
 unsigned int asap_file_merge_pages = 16;
 module_param_named(file_merge_pages, asap_file_merge_pages, uint, 0644);
-MODULE_PARM_DESC(file_merge_pages, "file extents closer than this many pages merge (default 16)");
+MODULE_PARM_DESC(file_merge_pages, "file extents with fewer than this many pages between them merge (default 16)");
 
 unsigned int asap_anon_timeout = 4;
 module_param_named(anon_timeout, asap_anon_timeout, uint, 0644);
