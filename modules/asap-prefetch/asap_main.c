@@ -86,6 +86,10 @@ static char *asap_fg_cgroup;
 module_param_named(fg_cgroup, asap_fg_cgroup, charp, 0444);
 MODULE_PARM_DESC(fg_cgroup, "cgroup v2 path from the root of the foreground cgroup: a task moved into it is switched to (default: none; it must exist at load)");
 
+static bool asap_prepage = true;
+module_param_named(prepage, asap_prepage, bool, 0644);
+MODULE_PARM_DESC(prepage, "prepage at a switch (default: on; off: log and learn only, for measurements)");
+
 static bool asap_sigcont;
 module_param_named(sigcont, asap_sigcont, bool, 0644);
 MODULE_PARM_DESC(sigcont, "switch to a stopped process when SIGCONT continues it (default: off)");
@@ -105,6 +109,13 @@ u64 asap_total_cancelled;
 struct asap_fault *asap_log_buf;
 unsigned int asap_log_len;		/* under asap_log_lock */
 static DEFINE_SPINLOCK(asap_log_lock);
+/*
+ * The logging's own cost, under asap_log_lock: faults logged (dropped ones
+ * included) and the ns the probes spent on them, from probe entry to the
+ * release of the lock (the kprobe trap itself is not included).
+ */
+static u64 asap_logged;
+static u64 asap_log_ns;
 
 static unsigned int asap_nr_apps;	/* under asap_lock */
 static struct asap_app __rcu *asap_open;	/* app whose window is open */
@@ -120,9 +131,9 @@ static DECLARE_DELAYED_WORK(asap_reap_dwork, asap_reap);
 
 /* --- Fault logging ----------------------------------------------------- */
 
-/* Atomic context: called from the probes. */
+/* Atomic context: called from the probes, which entered at @t0 (ns). */
 static void asap_log(struct asap_app *app, struct inode *inode,
-		     unsigned long key, u32 nr, u32 kind)
+		     unsigned long key, u32 nr, u32 kind, u64 t0)
 {
 	unsigned long flags;
 	struct asap_fault *f;
@@ -137,6 +148,8 @@ static void asap_log(struct asap_app *app, struct inode *inode,
 	} else {
 		atomic64_inc(&app->log_dropped);
 	}
+	asap_logged++;
+	asap_log_ns += ktime_get_ns() - t0;
 	spin_unlock_irqrestore(&asap_log_lock, flags);
 }
 
@@ -145,14 +158,16 @@ static void asap_probe_add_to_page_cache(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
 	struct asap_app *app;
+	u64 t0;
 
-	if (!current->mm || !mapping)
+	if (!current->mm || !mapping || !rcu_access_pointer(asap_open))
 		return;
+	t0 = ktime_get_ns();
 	rcu_read_lock();
 	app = rcu_dereference(asap_open);
 	if (app && app->mm == current->mm)
 		asap_log(app, mapping->host, folio->index,
-			 folio_nr_pages(folio), ASAP_LOG_FILE);
+			 folio_nr_pages(folio), ASAP_LOG_FILE, t0);
 	rcu_read_unlock();
 }
 
@@ -164,7 +179,11 @@ static int asap_probe_swap_page(struct kprobe *kp, struct pt_regs *regs)
 	struct asap_app *app;
 	swp_entry_t entry;
 	u32 kind;
+	u64 t0;
 
+	if (!rcu_access_pointer(asap_open))
+		return 0;
+	t0 = ktime_get_ns();
 	entry = pte_to_swp_entry(vmf->orig_pte);
 	if (non_swap_entry(entry))
 		return 0;
@@ -178,7 +197,7 @@ static int asap_probe_swap_page(struct kprobe *kp, struct pt_regs *regs)
 			kind = ASAP_LOG_ANON_PREPAGED;
 		else
 			goto out;
-		asap_log(app, NULL, vmf->address & PAGE_MASK, 1, kind);
+		asap_log(app, NULL, vmf->address & PAGE_MASK, 1, kind, t0);
 	}
 out:
 	rcu_read_unlock();
@@ -392,7 +411,7 @@ static void asap_window_open(struct asap_app *app)
 	app->switches++;
 	asap_total_switches++;
 	rcu_assign_pointer(asap_open, app);
-	app->job = asap_job_start(app);
+	app->job = READ_ONCE(asap_prepage) ? asap_job_start(app) : NULL;
 	if (asap_window_ms)
 		mod_delayed_work(system_wq, &asap_window_dwork,
 				 msecs_to_jiffies(asap_window_ms));
@@ -547,7 +566,7 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 				"anon_entries", "anon_table_pages" },
 	};
 	u64 v[ASAP_NR_KINDS][6] = { { 0 } };
-	u64 ns = 0, bytes = 0, dropped = 0;
+	u64 ns = 0, bytes = 0, dropped = 0, logged, log_ns;
 	unsigned int n = 0, k;
 	struct asap_app *a;
 
@@ -592,6 +611,12 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT("workers", asap_workers);
 		ASAP_PUT("triggers_cgroup", atomic64_read(&asap_triggers[0]));
 		ASAP_PUT("triggers_sigcont", atomic64_read(&asap_triggers[1]));
+		spin_lock_irq(&asap_log_lock);
+		logged = asap_logged;
+		log_ns = asap_log_ns;
+		spin_unlock_irq(&asap_log_lock);
+		ASAP_PUT("logged", logged);
+		ASAP_PUT("log_ns", log_ns);
 	}
 	for (k = 0; k < ASAP_NR_KINDS; k++) {
 		ASAP_PUT(kname[k][0], v[k][0]);

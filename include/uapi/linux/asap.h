@@ -42,7 +42,10 @@
  *   entries_dropped, log_dropped, prepage_cancelled, workers,
  *   triggers_cgroup (tasks moved into the fg_cgroup module parameter's
  *   cgroup), triggers_sigcont (stopped processes continued while the
- *   sigcont parameter is on), and the sums of the per-app page counters.
+ *   sigcont parameter is on), logged (faults the probes logged, dropped
+ *   ones included), log_ns (ns the probes spent logging them: from probe
+ *   entry to the log written, the kprobe trap not included), and the sums
+ *   of the per-app page counters.
  *
  * Switches also come from those two triggers (module parameters
  * fg_cgroup and sigcont, docs/asap.md).

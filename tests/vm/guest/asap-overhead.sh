@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The cost of asap-prefetch.ko's fault logging, two ways:
+#  - in the probes: the module's logged / log_ns counters (ns from probe
+#    entry to the log written) over the app's fault loop;
+#  - in the app: asapapp evicted (MADV_PAGEOUT to zram, drop_caches), then
+#    the time it takes to touch its anon and file pages again, in three
+#    setups per repetition: "off" (module not loaded), "idle" (loaded, a
+#    window open for another process: probes run and filter) and "on"
+#    (the app's own window: every fault logged). Prepaging is off
+#    (prepage=0) so every page is a fault.
+# Checks that the counters move (every anon swap-in logged) and the data
+# stays intact; the numbers are notes for docs/asap.md.
+# vm-kmod: zram ext4
+# vm-bin: /sbin/mkfs.ext4
+# vm-disk: data 64M
+# vm-timeout: 600
+. /mobio/tests/lib.sh
+
+KO=/mobio/asap-prefetch.ko
+ANON_MB=${ASAP_OVH_ANON_MB:-32}
+FILE_MB=${ASAP_OVH_FILE_MB:-16}
+REPS=${ASAP_OVH_REPS:-5}
+CMD=/tmp/asap.cmd
+ACK=/tmp/asap.ack
+MNT=/mnt/data
+
+kmod_load zram num_devices=1 || fail zram_load "expected zram to load"
+echo 512M >/sys/block/zram0/disksize
+mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
+	fail swap_on "expected swapon /dev/zram0 to work"
+kmod_load ext4 || fail kmod_ext4 "expected ext4 to load"
+mkfs.ext4 -q -F "$DISK_data" >/tmp/mkfs.out 2>&1 ||
+	fail mkfs_data "expected mkfs.ext4 to work: $(cat /tmp/mkfs.out)"
+mkdir -p $MNT && mount -t ext4 "$DISK_data" $MNT ||
+	fail mount_data "expected $DISK_data to mount"
+dd if=/dev/urandom of=$MNT/app.dat bs=1M count=$FILE_MB 2>/dev/null
+sync
+
+app_cmd() {
+	echo "$1" >$CMD
+	REPLY_LINE=
+	read -r -t 300 REPLY_LINE <$ACK
+}
+field() {
+	echo "$REPLY_LINE" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+st() {
+	mobioctl asap stats $2 | awk -v k="$1" '$1 == k { print $2 }'
+}
+evict() {
+	app_cmd p
+	sync
+	echo 1 >/proc/sys/vm/drop_caches
+}
+
+rm -f $CMD $ACK
+mkfifo $CMD $ACK
+asapapp $ANON_MB $MNT/app.dat $CMD $ACK &
+read -r -t 60 REPLY_LINE <$ACK
+APP=$(field pid)
+ANON_PAGES=$(field anon_pages)
+FILE_PAGES=$(field file_pages)
+check_ge app_started 1 "$APP"
+
+# touch SETUP: evict, touch, record "SETUP anon_us file_us" in /tmp/ovh
+bad=0
+touch_as() {
+	evict
+	[ "$(field anon)" = 0 ] || fail "evicted_$1" "expected anon=0 after pageout, saw $REPLY_LINE"
+	[ "$1" = on ] && mobioctl asap switch $APP
+	app_cmd t
+	[ "$1" = on ] && mobioctl asap switch $$
+	log "$1: $REPLY_LINE"
+	[ "$(field anon)" = 0 ] || fail "no_prepaging_$1" "expected nothing resident before the touch, saw $REPLY_LINE"
+	bad=$((bad + $(field bad)))
+	echo "$1 $(field anon_us) $(field file_us)" >>/tmp/ovh
+}
+
+: >/tmp/ovh
+logged=0
+log_ns=0
+# The first repetition warms up (zram, page tables) and is not counted.
+r=0
+while [ $r -le "$REPS" ]; do
+	touch_as off
+	insmod $KO window_ms=0 prepage=0 || fail insmod "expected insmod to work"
+	mobioctl asap switch $$
+	touch_as idle
+	l0=$(st logged)
+	n0=$(st log_ns)
+	touch_as on
+	l1=$(st logged)
+	n1=$(st log_ns)
+	if [ $r -gt 0 ]; then
+		check_ge "logs_every_swapin_rep_$r" "$ANON_PAGES" $((l1 - l0))
+		logged=$((logged + l1 - l0))
+		log_ns=$((log_ns + n1 - n0))
+	else
+		: >/tmp/ovh
+	fi
+	rmmod asap_prefetch || fail rmmod "expected rmmod to work"
+	r=$((r + 1))
+done
+check_eq app_data_intact 0 "$bad"
+app_cmd q
+wait
+
+note "fault loop: $ANON_PAGES anon pages (zram) + $FILE_PAGES file pages (ext4, virtio), $REPS repetitions, prepage=0"
+note "probes: $logged faults logged in the app's windows, $log_ns ns: $((log_ns / (logged > 0 ? logged : 1))) ns per logged fault"
+awk -v logged="$logged" -v ns="$log_ns" '
+	{ a[$1] += $2; f[$1] += $3; n[$1]++ }
+	END {
+		for (s in n)
+			printf "%s: anon %.0f us, file %.0f us (mean of %d)\n", s, a[s] / n[s], f[s] / n[s], n[s];
+		if (n["off"] && n["on"]) {
+			printf "on vs off: anon %+.1f%%, file %+.1f%%, all %+.1f%%\n",
+				100 * (a["on"] - a["off"]) / a["off"],
+				100 * (f["on"] - f["off"]) / f["off"],
+				100 * (a["on"] + f["on"] - a["off"] - f["off"]) / (a["off"] + f["off"]);
+			printf "idle vs off: all %+.1f%%\n",
+				100 * (a["idle"] + f["idle"] - a["off"] - f["off"]) / (a["off"] + f["off"]);
+			printf "probe time / on loop time: %.2f%%\n",
+				100 * ns / 1000 / (a["on"] + f["on"]);
+		}
+	}' /tmp/ovh >/tmp/ovh.sum
+while read -r line; do note "$line"; done </tmp/ovh.sum
+swapoff /dev/zram0
+umount $MNT
+finish
