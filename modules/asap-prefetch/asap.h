@@ -113,6 +113,7 @@ struct asap_extent {
 };
 
 struct asap_job;
+struct cgroup;
 
 /**
  * struct asap_worker - one work item of a prepaging job
@@ -218,6 +219,10 @@ extern u64 asap_total_switches;
 extern u64 asap_total_cancelled;
 
 int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack);
+int asap_switch_cgroup(struct cgroup *cgrp, struct netlink_ext_ack *extack);
+struct asap_app *asap_app_lookup(pid_t nr);
+struct asap_app *asap_app_get(pid_t nr, struct netlink_ext_ack *extack);
+bool asap_app_busy(struct asap_app *app);
 int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		       unsigned int max);
 #define ASAP_NR_STATS	40
@@ -226,6 +231,10 @@ bool asap_entry_add(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
 void asap_entry_del(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
+bool asap_entry_load(struct asap_app *app, struct xarray *xa,
+		     unsigned long index, unsigned long val);
+struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
+				  u64 dev, u64 ino, u32 gen);
 void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len);
 void asap_app_free_tables(struct asap_app *app);

@@ -14,8 +14,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched/mm.h>
@@ -109,6 +111,28 @@ static void asap_entry_set(struct asap_app *app, struct xarray *xa,
 	}
 }
 
+/**
+ * asap_entry_load() - set an entry to a value loaded from a saved profile
+ * @app: the app
+ * @xa: app->anon or a file's pages
+ * @index: virtual page number or page index
+ * @val: the entry (ASAP_E_SAVED bits)
+ *
+ * An existing entry of the page is replaced.
+ * Context: asap_lock held, the app's window closed, may sleep.
+ * Return: true; false when a cap is reached or memory is short.
+ */
+bool asap_entry_load(struct asap_app *app, struct xarray *xa,
+		     unsigned long index, unsigned long val)
+{
+	void *e = xa_load(xa, index);
+
+	if (!e)
+		return asap_entry_add(app, xa, index, val);
+	asap_entry_set(app, xa, index, xa_to_value(e), val);
+	return true;
+}
+
 /* Apply a rule's decision to the entry of @index (current value @old). */
 static void asap_entry_apply(struct asap_app *app, struct xarray *xa,
 			     unsigned long index, unsigned long old,
@@ -180,6 +204,53 @@ static struct asap_file *asap_file_lookup(struct asap_app *app,
 	if (!mm || app->nr_files >= ASAP_APP_FILES_MAX)
 		return NULL;
 	return asap_file_new(app, mm, inode);
+}
+
+/* Whether @inode is the file of a saved profile. */
+static bool asap_file_is(struct inode *inode, u64 dev, u64 ino, u32 gen)
+{
+	return huge_encode_dev(inode->i_sb->s_dev) == dev &&
+	       inode->i_ino == ino && inode->i_generation == gen;
+}
+
+/**
+ * asap_file_by_id() - the app's asap_file of a file of a saved profile
+ * @app: the app
+ * @mm: its mm, with a user reference and the mmap lock held
+ * @dev: the file's device (stat's st_dev encoding)
+ * @ino: its inode number
+ * @gen: its inode generation
+ *
+ * A file the app does not follow yet is looked for among its mappings.
+ * Context: asap_lock and @mm's mmap lock held, may sleep.
+ * Return: the asap_file; ERR_PTR(-ENOENT) when the app maps no such file
+ * (for instance replaced since the save), -ENOSPC when it follows the
+ * most files already, -ENOMEM.
+ */
+struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
+				  u64 dev, u64 ino, u32 gen)
+{
+	struct vm_area_struct *vma;
+	struct asap_file *af;
+	struct inode *inode;
+
+	VMA_ITERATOR(vmi, mm, 0);
+
+	list_for_each_entry(af, &app->files, node)
+		if (asap_file_is(af->inode, dev, ino, gen))
+			return af;
+	for_each_vma(vmi, vma) {
+		if (!vma->vm_file)
+			continue;
+		inode = file_inode(vma->vm_file);
+		if (!asap_file_is(inode, dev, ino, gen))
+			continue;
+		if (app->nr_files >= ASAP_APP_FILES_MAX)
+			return ERR_PTR(-ENOSPC);
+		af = asap_file_new(app, mm, inode);
+		return af ? af : ERR_PTR(-ENOMEM);
+	}
+	return ERR_PTR(-ENOENT);
 }
 
 static void asap_log_file(struct asap_app *app, struct asap_file *af,

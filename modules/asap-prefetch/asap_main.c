@@ -368,6 +368,98 @@ static struct asap_app *asap_app_create(struct task_struct *task,
 	return app;
 }
 
+/**
+ * asap_app_lookup() - the tracked app of a process
+ * @nr: process id in the caller's pid namespace
+ *
+ * Context: asap_lock held.
+ * Return: the app, or NULL when that process is not tracked.
+ */
+struct asap_app *asap_app_lookup(pid_t nr)
+{
+	struct asap_app *app = NULL;
+	struct pid *pid;
+
+	rcu_read_lock();
+	pid = find_vpid(nr);
+	if (pid)
+		app = asap_app_find(pid);
+	rcu_read_unlock();
+	return app;
+}
+
+/* The app of @task's thread group @tgid, tracked from now on. */
+static struct asap_app *asap_app_track(struct task_struct *task,
+				       struct pid *tgid,
+				       struct netlink_ext_ack *extack)
+{
+	struct asap_app *app = asap_app_find(tgid);
+
+	if (app)
+		return app;
+	if (asap_nr_apps >= asap_apps_max) {
+		NL_SET_ERR_MSG(extack, "apps_max apps tracked already");
+		return ERR_PTR(-ENOSPC);
+	}
+	app = asap_app_create(task, tgid);
+	if (!app) {
+		NL_SET_ERR_MSG(extack, "process is exiting or out of memory");
+		return ERR_PTR(task->mm ? -ENOMEM : -EINVAL);
+	}
+	list_add_tail(&app->node, &asap_apps);
+	asap_nr_apps++;
+	return app;
+}
+
+/**
+ * asap_app_get() - the app of a process, tracked from now on
+ * @nr: process id in the caller's pid namespace
+ * @extack: for the reason of a refusal
+ *
+ * Context: asap_lock held, may sleep.
+ * Return: the app; ERR_PTR(-ESRCH) no such process, -EINVAL a kernel
+ * thread or exiting process, -ENOSPC apps_max apps tracked, -ENOMEM.
+ */
+struct asap_app *asap_app_get(pid_t nr, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	struct asap_app *app;
+	struct pid *tgid;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "no such process");
+		return ERR_PTR(-ESRCH);
+	}
+	if (task->flags & PF_KTHREAD) {
+		NL_SET_ERR_MSG(extack, "a kernel thread is not an app");
+		app = ERR_PTR(-EINVAL);
+	} else {
+		tgid = get_task_pid(task, PIDTYPE_TGID);
+		app = asap_app_track(task, tgid, extack);
+		put_pid(tgid);
+	}
+	put_task_struct(task);
+	return app;
+}
+
+/**
+ * asap_app_busy() - whether an app's switch window is open
+ * @app: the app
+ *
+ * Its tables are then being learned and prepaged: they are not replaced.
+ * Context: asap_lock held.
+ * Return: true when the window is open.
+ */
+bool asap_app_busy(struct asap_app *app)
+{
+	return rcu_access_pointer(asap_open) == app || app->job;
+}
+
 /* Caller holds asap_lock and made sure no window or job is open. */
 static void asap_app_destroy(struct asap_app *app)
 {
@@ -455,6 +547,49 @@ int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 	return ret;
 }
 
+/**
+ * asap_switch_cgroup() - bring the app of a cgroup to the foreground
+ * @cgrp: a cgroup v2 cgroup
+ * @extack: for the reason of a refusal
+ *
+ * An app is one thread group (its tables are addresses of one mm): the
+ * cgroup must hold exactly one process, judged by the cgroup of each
+ * thread group's leader (descendant cgroups not included). That process
+ * is switched to as by asap_switch_pid().
+ * Context: process, may sleep; takes asap_lock.
+ * Return: 0; -ESRCH the cgroup holds no process, -EOPNOTSUPP it holds
+ * several; the errors of asap_switch_pid().
+ */
+int asap_switch_cgroup(struct cgroup *cgrp, struct netlink_ext_ack *extack)
+{
+	struct task_struct *p, *found = NULL;
+	unsigned int n = 0;
+	int ret;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) || task_dfl_cgroup(p) != cgrp)
+			continue;
+		if (!n++)
+			found = p;
+	}
+	if (n == 1)
+		get_task_struct(found);
+	rcu_read_unlock();
+	if (!n) {
+		NL_SET_ERR_MSG(extack, "no process in this cgroup");
+		return -ESRCH;
+	}
+	if (n > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "an app is one process and this cgroup holds several: switch by pid");
+		return -EOPNOTSUPP;
+	}
+	ret = asap_switch_task(found, ASAP_TRIGGER_NETLINK, extack);
+	put_task_struct(found);
+	return ret;
+}
+
 static void asap_trigger_fn(struct work_struct *work)
 {
 	struct task_struct *task;
@@ -491,21 +626,10 @@ static int asap_switch_task(struct task_struct *task, u32 trigger,
 	tgid = get_task_pid(task, PIDTYPE_TGID);
 
 	mutex_lock(&asap_lock);
-	app = asap_app_find(tgid);
-	if (!app) {
-		if (asap_nr_apps >= asap_apps_max) {
-			NL_SET_ERR_MSG(extack, "apps_max apps tracked already");
-			ret = -ENOSPC;
-			goto out_unlock;
-		}
-		app = asap_app_create(task, tgid);
-		if (!app) {
-			NL_SET_ERR_MSG(extack, "process is exiting or out of memory");
-			ret = task->mm ? -ENOMEM : -EINVAL;
-			goto out_unlock;
-		}
-		list_add_tail(&app->node, &asap_apps);
-		asap_nr_apps++;
+	app = asap_app_track(task, tgid, extack);
+	if (IS_ERR(app)) {
+		ret = PTR_ERR(app);
+		goto out_unlock;
 	}
 	asap_window_close(app != asap_front);
 	asap_front = app;

@@ -21,6 +21,11 @@
  * page the app accessed, is in the table. An entry's timeout is reset when
  * the page is accessed and decremented at each window without access; an
  * entry whose timeout runs out is dropped.
+ *
+ * Saved profiles (ASAP_CMD_PROFILE_GET/SET) keep each entry's count and
+ * table bit, as runs of pages in the same state (asap_prof_feed()); a run
+ * loaded back is checked by asap_prof_check() and becomes entries of
+ * asap_prof_val().
  */
 #ifndef _ASAP_RULES_H
 #define _ASAP_RULES_H
@@ -28,10 +33,12 @@
 #ifdef __KERNEL__
 #include <linux/bitfield.h>
 #include <linux/bits.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 #else
 #include "asap_host_shim.h"
 #endif
+#include <linux/asap.h>
 
 /* file: profile windows seen in; anon: timeout, windows left */
 #define ASAP_E_COUNT	GENMASK(7, 0)
@@ -348,6 +355,116 @@ static inline bool asap_ext_end(struct asap_ext_run *run,
 	*out = *run;
 	run->open = false;
 	return true;
+}
+
+/* The fields of an entry a saved profile keeps. */
+#define ASAP_E_SAVED	(ASAP_E_COUNT | ASAP_E_TABLE)
+
+/**
+ * asap_prof_feed() - add one entry to the runs of a table being saved
+ * @run: the run being built (@run->nr 0 before the first entry)
+ * @idx: the entry's page, larger than every page fed before
+ * @val: the entry
+ * @out: the run that closed, when true is returned
+ *
+ * Adjacent pages with the same count and table bit make one run; gap pages
+ * (read with an extent, never learned) are not saved. @run->start and
+ * @out->start are page numbers. After the last entry call asap_prof_end().
+ * Context: any.
+ * Return: true when a run closed into @out.
+ */
+static inline bool asap_prof_feed(struct asap_profile_run *run,
+				  unsigned long idx, unsigned long val,
+				  struct asap_profile_run *out)
+{
+	u8 count = FIELD_GET(ASAP_E_COUNT, val);
+	u8 flags = (val & ASAP_E_TABLE) ? ASAP_PROFILE_F_TABLE : 0;
+	bool closed = false;
+
+	if (val & ASAP_E_GAP)
+		return false;
+	if (run->nr && idx == run->start + run->nr && count == run->count &&
+	    flags == run->flags && run->nr < U32_MAX) {
+		run->nr++;
+		return false;
+	}
+	if (run->nr) {
+		*out = *run;
+		closed = true;
+	}
+	run->start = idx;
+	run->nr = 1;
+	run->count = count;
+	run->flags = flags;
+	run->reserved = 0;
+	return closed;
+}
+
+/**
+ * asap_prof_end() - close the last run of a table being saved
+ * @run: the run being built; empty afterwards
+ * @out: the run, when true is returned
+ *
+ * Context: any.
+ * Return: true when a run was open.
+ */
+static inline bool asap_prof_end(struct asap_profile_run *run,
+				 struct asap_profile_run *out)
+{
+	if (!run->nr)
+		return false;
+	*out = *run;
+	run->nr = 0;
+	return true;
+}
+
+/**
+ * asap_prof_check() - whether a run of a profile being loaded is valid
+ * @run: the run, as received
+ * @start: its first page number (anon: the address >> PAGE_SHIFT, the
+ *	caller checked the alignment)
+ * @anon: the run is of anonymous pages
+ * @max_pages: pages of the address space or of the largest file: a run
+ *	must end at or below it
+ *
+ * Context: any.
+ * Return: NULL, or why the run is refused (an extack message).
+ */
+static inline const char *asap_prof_check(const struct asap_profile_run *run,
+					  u64 start, bool anon,
+					  u64 max_pages)
+{
+	if (run->reserved)
+		return "reserved field of a run is not 0";
+	if (run->flags & ~ASAP_PROFILE_F_TABLE)
+		return "unknown flags in a run";
+	if (!run->nr)
+		return "a run of 0 pages";
+	if (anon && !run->count)
+		return "an anonymous run with timeout 0";
+	if (start > max_pages || run->nr > max_pages - start)
+		return "a run beyond the end of the address space or file";
+	return NULL;
+}
+
+/**
+ * asap_prof_val() - the entry a page of a loaded run becomes
+ * @run: the run, checked by asap_prof_check()
+ * @anon: the run is of anonymous pages
+ * @timeout: anon_timeout: an anonymous timeout is at most this
+ *
+ * Context: any.
+ * Return: the entry's value.
+ */
+static inline unsigned long asap_prof_val(const struct asap_profile_run *run,
+					  bool anon, unsigned int timeout)
+{
+	unsigned int count = run->count;
+
+	if (anon && count > timeout)
+		count = timeout;
+	return FIELD_PREP(ASAP_E_COUNT, count) |
+	       ((run->flags & ASAP_PROFILE_F_TABLE) ? ASAP_E_TABLE : 0);
 }
 
 #endif /* _ASAP_RULES_H */

@@ -15,8 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+typedef uint8_t u8;
 typedef uint32_t u32;
 typedef uint64_t u64;
+
+#define U32_MAX		UINT32_MAX
 
 _Static_assert(sizeof(unsigned long) == 8,
 	       "asap_rules.h keeps 48-bit entries in an unsigned long");

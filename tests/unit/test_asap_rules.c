@@ -687,6 +687,110 @@ static void anon_random_patterns_match_rules(void **state)
 	}
 }
 
+/* ---- saved profiles ---- */
+
+/* Save a table into runs, load the runs into an empty one: the same. */
+static void prof_round_trip_keeps_count_and_table(void **state)
+{
+	struct asap_profile_run run = { 0 }, out, runs[NP];
+	struct table t = { 0 }, u = { 0 };
+	unsigned int p, n = 0, i;
+	unsigned long idx;
+
+	(void)state;
+	srand(seed + 2);
+	for (p = 0; p < NP; p++) {
+		if (rand() % 3 == 0)
+			continue;
+		t.present[p] = true;
+		t.val[p] = FIELD_PREP(ASAP_E_COUNT, rand() % 3 + 1) |
+			   (rand() % 2 ? ASAP_E_TABLE : 0) |
+			   (rand() % 2 ? ASAP_E_SEEN : 0) |
+			   FIELD_PREP(ASAP_E_FIRST, rand() % 100);
+	}
+	t.present[NP - 1] = true;
+	t.val[NP - 1] = ASAP_E_GAP | ASAP_E_PREPAGED;
+	for (p = 0; p < NP; p++)
+		if (t.present[p] && asap_prof_feed(&run, p, t.val[p], &out))
+			runs[n++] = out;
+	if (asap_prof_end(&run, &out))
+		runs[n++] = out;
+	assert_false(asap_prof_end(&run, &out));
+	for (i = 0; i < n; i++) {
+		assert_null(asap_prof_check(&runs[i], runs[i].start, false, NP));
+		for (idx = runs[i].start; idx < runs[i].start + runs[i].nr;
+		     idx++) {
+			assert_false(u.present[idx]);
+			u.present[idx] = true;
+			u.val[idx] = asap_prof_val(&runs[i], false, TIMEOUT);
+		}
+	}
+	for (p = 0; p < NP - 1; p++)
+		if (u.present[p] != t.present[p] ||
+		    u.val[p] != (t.val[p] & ASAP_E_SAVED))
+			fail_msg("seed %u page %u: saved %d/%#lx, loaded %d/%#lx",
+				 seed + 2, p, t.present[p],
+				 t.val[p] & ASAP_E_SAVED, u.present[p], u.val[p]);
+	if (u.present[NP - 1])
+		fail_msg("a gap page was saved");
+}
+
+/* Adjacent pages in the same state make one run; a hole or a change splits. */
+static void prof_runs_merge_same_state(void **state)
+{
+	struct asap_profile_run run = { 0 }, out;
+	unsigned long tv = ASAP_E_TABLE | FIELD_PREP(ASAP_E_COUNT, 2);
+
+	(void)state;
+	assert_false(asap_prof_feed(&run, 10, tv, &out));
+	assert_false(asap_prof_feed(&run, 11, tv | ASAP_E_SEEN, &out));
+	assert_true(asap_prof_feed(&run, 12, FIELD_PREP(ASAP_E_COUNT, 2), &out));
+	assert_int_equal(out.start, 10);
+	assert_int_equal(out.nr, 2);
+	assert_int_equal(out.count, 2);
+	assert_int_equal(out.flags, ASAP_PROFILE_F_TABLE);
+	assert_true(asap_prof_feed(&run, 14, FIELD_PREP(ASAP_E_COUNT, 2), &out));
+	assert_int_equal(out.start, 12);
+	assert_int_equal(out.nr, 1);
+	assert_int_equal(out.flags, 0);
+}
+
+/* Runs a loader must refuse, and an anon timeout above the parameter. */
+static void prof_check_refuses_bad_runs(void **state)
+{
+	struct asap_profile_run ok = { .start = 5, .nr = 3, .count = 9,
+				       .flags = ASAP_PROFILE_F_TABLE };
+	struct asap_profile_run r;
+
+	(void)state;
+	assert_null(asap_prof_check(&ok, 5, true, 8));
+	r = ok;
+	r.reserved = 1;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	r = ok;
+	r.flags = 2;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	r = ok;
+	r.nr = 0;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	r = ok;
+	r.count = 0;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	assert_null(asap_prof_check(&r, 5, false, 100));
+	/* Ends past the end, by one page; starts past it; wraps around. */
+	assert_non_null(asap_prof_check(&ok, 6, true, 8));
+	assert_non_null(asap_prof_check(&ok, 9, true, 8));
+	r = ok;
+	r.nr = UINT32_MAX;
+	assert_non_null(asap_prof_check(&r, UINT64_MAX - 2, true, UINT64_MAX));
+	/* Anon timeouts load at most as anon_timeout; file counts as saved. */
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, asap_prof_val(&ok, true, TIMEOUT)),
+			 TIMEOUT);
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, asap_prof_val(&ok, false, TIMEOUT)),
+			 9);
+	assert_true(asap_prof_val(&ok, true, TIMEOUT) & ASAP_E_TABLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +815,9 @@ int main(void)
 		cmocka_unit_test(anon_prepaged_hits_and_ageing),
 		cmocka_unit_test(anon_young_only_table_or_prepaged),
 		cmocka_unit_test(anon_random_patterns_match_rules),
+		cmocka_unit_test(prof_round_trip_keeps_count_and_table),
+		cmocka_unit_test(prof_runs_merge_same_state),
+		cmocka_unit_test(prof_check_refuses_bad_runs),
 	};
 	const char *s = getenv("ASAP_TEST_SEED");
 
