@@ -20,7 +20,7 @@
 KO=/mobio/asap-prefetch.ko
 ANON_MB=${ASAP_OVH_ANON_MB:-32}
 FILE_MB=${ASAP_OVH_FILE_MB:-16}
-REPS=${ASAP_OVH_REPS:-5}
+REPS=${ASAP_OVH_REPS:-9}
 CMD=/tmp/asap.cmd
 ACK=/tmp/asap.ack
 MNT=/mnt/data
@@ -108,21 +108,36 @@ wait
 
 note "fault loop: $ANON_PAGES anon pages (zram) + $FILE_PAGES file pages (ext4, virtio), $REPS repetitions, prepage=0"
 note "probes: $logged faults logged in the app's windows, $log_ns ns: $((log_ns / (logged > 0 ? logged : 1))) ns per logged fault"
-awk -v logged="$logged" -v ns="$log_ns" '
-	{ a[$1] += $2; f[$1] += $3; n[$1]++ }
+# Per setup: mean, median and min of anon+file loop time; the min is the
+# least disturbed by other load on the host (TCG shares its cores).
+awk -v ns="$log_ns" '
+	function sort(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+	}
+	{
+		n[$1]++; v = $2 + $3; sum[$1] += v
+		if ($1 == "off") off[n[$1]] = v
+		if ($1 == "idle") idle[n[$1]] = v
+		if ($1 == "on") on[n[$1]] = v
+	}
 	END {
+		sort(off, n["off"]); sort(idle, n["idle"]); sort(on, n["on"])
+		m["off"] = off[int((n["off"] + 1) / 2)]; lo["off"] = off[1]; hi["off"] = off[n["off"]]
+		m["idle"] = idle[int((n["idle"] + 1) / 2)]; lo["idle"] = idle[1]; hi["idle"] = idle[n["idle"]]
+		m["on"] = on[int((n["on"] + 1) / 2)]; lo["on"] = on[1]; hi["on"] = on[n["on"]]
 		for (s in n)
-			printf "%s: anon %.0f us, file %.0f us (mean of %d)\n", s, a[s] / n[s], f[s] / n[s], n[s];
-		if (n["off"] && n["on"]) {
-			printf "on vs off: anon %+.1f%%, file %+.1f%%, all %+.1f%%\n",
-				100 * (a["on"] - a["off"]) / a["off"],
-				100 * (f["on"] - f["off"]) / f["off"],
-				100 * (a["on"] + f["on"] - a["off"] - f["off"]) / (a["off"] + f["off"]);
-			printf "idle vs off: all %+.1f%%\n",
-				100 * (a["idle"] + f["idle"] - a["off"] - f["off"]) / (a["off"] + f["off"]);
-			printf "probe time / on loop time: %.2f%%\n",
-				100 * ns / 1000 / (a["on"] + f["on"]);
-		}
+			printf "%s: anon+file loop %.0f us mean, %.0f median, %.0f min, %.0f max (%d runs)\n",
+				s, sum[s] / n[s], m[s], lo[s], hi[s], n[s]
+		printf "on vs off: mean %+.1f%%, median %+.1f%%, min %+.1f%%\n",
+			100 * (sum["on"] / n["on"] - sum["off"] / n["off"]) / (sum["off"] / n["off"]),
+			100 * (m["on"] - m["off"]) / m["off"], 100 * (lo["on"] - lo["off"]) / lo["off"]
+		printf "idle vs off: mean %+.1f%%, median %+.1f%%, min %+.1f%%\n",
+			100 * (sum["idle"] / n["idle"] - sum["off"] / n["off"]) / (sum["off"] / n["off"]),
+			100 * (m["idle"] - m["off"]) / m["off"], 100 * (lo["idle"] - lo["off"]) / lo["off"]
+		printf "probe time / on loop time: %.2f%%\n", 100 * ns / 1000 / sum["on"]
 	}' /tmp/ovh >/tmp/ovh.sum
 while read -r line; do note "$line"; done </tmp/ovh.sum
 swapoff /dev/zram0
