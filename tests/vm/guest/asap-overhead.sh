@@ -7,8 +7,9 @@
 #    the time it takes to touch its anon and file pages again, in three
 #    setups per repetition: "off" (module not loaded), "idle" (loaded, a
 #    window open for another process: probes run and filter) and "on"
-#    (the app's own window: every fault logged). Prepaging is off
-#    (prepage=0) so every page is a fault.
+#    (the app's own window: every fault logged), in an order that rotates
+#    with each repetition. Prepaging is off (prepage=0) so every page is a
+#    fault.
 # Checks that the counters move (every anon swap-in logged) and the data
 # stays intact; the numbers are notes for docs/asap.md.
 # vm-kmod: zram ext4
@@ -80,28 +81,46 @@ touch_as() {
 : >/tmp/ovh
 logged=0
 log_ns=0
-# The first repetition warms up (zram, page tables) and is not counted.
-r=0
-while [ $r -le "$REPS" ]; do
-	touch_as off
-	insmod $KO window_ms=0 prepage=0 || fail insmod "expected insmod to work"
-	mobioctl asap switch $$
-	touch_as idle
-	l0=$(st logged)
-	n0=$(st log_ns)
-	touch_as on
-	l1=$(st logged)
-	n1=$(st log_ns)
-	if [ $r -gt 0 ]; then
+loaded=0
+# setup NAME: the module loaded or not as NAME needs, then one touch
+setup() {
+	if [ "$1" = off ] && [ $loaded = 1 ]; then
+		rmmod asap_prefetch || fail rmmod "expected rmmod to work"
+		loaded=0
+	elif [ "$1" != off ] && [ $loaded = 0 ]; then
+		insmod $KO window_ms=0 prepage=0 || fail insmod "expected insmod to work"
+		loaded=1
+	fi
+	[ "$1" = idle ] && mobioctl asap switch $$
+	if [ "$1" = on ]; then
+		l0=$(st logged)
+		n0=$(st log_ns)
+	fi
+	touch_as "$1"
+	if [ "$1" = on ] && [ $r -gt 0 ]; then
+		l1=$(st logged)
+		n1=$(st log_ns)
 		check_ge "logs_every_swapin_rep_$r" "$ANON_PAGES" $((l1 - l0))
 		logged=$((logged + l1 - l0))
 		log_ns=$((log_ns + n1 - n0))
-	else
-		: >/tmp/ovh
 	fi
-	rmmod asap_prefetch || fail rmmod "expected rmmod to work"
+}
+# The first repetition warms up (zram, page tables) and is not counted;
+# the order of the setups rotates so that none always comes first.
+r=0
+while [ $r -le "$REPS" ]; do
+	case $((r % 3)) in
+	0) order="off idle on" ;;
+	1) order="idle on off" ;;
+	*) order="on off idle" ;;
+	esac
+	for o in $order; do
+		setup $o
+	done
+	[ $r -eq 0 ] && : >/tmp/ovh
 	r=$((r + 1))
 done
+[ $loaded = 1 ] && rmmod asap_prefetch
 check_eq app_data_intact 0 "$bad"
 app_cmd q
 wait
