@@ -8,7 +8,6 @@
 #define _ASAP_H
 
 #include <linux/atomic.h>
-#include <linux/bitfield.h>
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
@@ -18,6 +17,7 @@
 #include <linux/xarray.h>
 #include <linux/asap.h>
 #include "mobio_genl.h"
+#include "asap_rules.h"
 
 /* Module parameters (asap_main.c). */
 extern unsigned int asap_workers;
@@ -33,18 +33,10 @@ extern unsigned int asap_window_ms;
 extern unsigned int asap_prepage_throttle_ms;
 
 /*
- * One estimator entry, an xarray value: a page of a file (by index) or of
- * the anonymous memory (by virtual page number).
+ * An estimator entry, an xarray value: a page of a file (by index) or of
+ * the anonymous memory (by virtual page number). Its fields (ASAP_E_*) and
+ * the rules that change them are in asap_rules.h.
  */
-/* file: profile switches seen in; anon: timeout, switches left */
-#define ASAP_E_COUNT	GENMASK(7, 0)
-#define ASAP_E_TABLE	BIT(8)		/* in the prepaging table */
-#define ASAP_E_SEEN	BIT(9)		/* faulted in this window */
-#define ASAP_E_PREPAGED	BIT(10)		/* brought in by a worker this window */
-#define ASAP_E_NEW	BIT(11)		/* anon: entered in this window */
-#define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen */
-#define ASAP_E_GAP	BIT(13)		/* file: only read as a merged gap */
-#define ASAP_E_FIRST	GENMASK(47, 16)	/* first-use order in the last window */
 
 /* Kinds of pages, for counters. */
 enum asap_kind {
@@ -121,6 +113,7 @@ struct asap_extent {
 };
 
 struct asap_job;
+struct cgroup;
 
 /**
  * struct asap_worker - one work item of a prepaging job
@@ -226,6 +219,10 @@ extern u64 asap_total_switches;
 extern u64 asap_total_cancelled;
 
 int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack);
+int asap_switch_cgroup(struct cgroup *cgrp, struct netlink_ext_ack *extack);
+struct asap_app *asap_app_lookup(pid_t nr);
+struct asap_app *asap_app_get(pid_t nr, struct netlink_ext_ack *extack);
+bool asap_app_busy(struct asap_app *app);
 int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		       unsigned int max);
 #define ASAP_NR_STATS	40
@@ -234,6 +231,10 @@ bool asap_entry_add(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
 void asap_entry_del(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
+bool asap_entry_load(struct asap_app *app, struct xarray *xa,
+		     unsigned long index, unsigned long val);
+struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
+				  u64 dev, u64 ino, u32 gen);
 void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len);
 void asap_app_free_tables(struct asap_app *app);

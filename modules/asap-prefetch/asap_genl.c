@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ASAP: the "asap" generic netlink family (include/uapi/linux/asap.h).
- * Switching needs CAP_SYS_ADMIN; counters and the app list are for anyone.
- * Every attribute is checked by the family policy.
+ * Switching and profiles need CAP_SYS_ADMIN (a profile holds an app's
+ * addresses); counters and the app list are for anyone. Every attribute
+ * is checked by the family policy, profile runs by asap_prof_check().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/mm.h>
 #include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/threads.h>
 #include <net/genetlink.h>
 #include "asap.h"
@@ -24,6 +30,16 @@ static const struct nla_policy asap_genl_policy[ASAP_A_MAX + 1] = {
 	[MOBIO_A_PID] = NLA_POLICY_FULL_RANGE(NLA_U32, &asap_pid_range),
 	[ASAP_A_CGROUP] = { .type = NLA_NUL_STRING,
 			    .len = ASAP_CGROUP_PATH_MAX - 1 },
+	[ASAP_A_PROFILED] = NLA_POLICY_MAX(NLA_U32, 255),
+	[ASAP_A_ANON_RUNS] = { .type = NLA_BINARY,
+			       .len = ASAP_PROFILE_RUNS_MAX *
+				      sizeof(struct asap_profile_run) },
+	[ASAP_A_FILE_DEV] = { .type = NLA_U64 },
+	[ASAP_A_FILE_INO] = { .type = NLA_U64 },
+	[ASAP_A_FILE_GEN] = { .type = NLA_U32 },
+	[ASAP_A_FILE_RUNS] = { .type = NLA_BINARY,
+			       .len = ASAP_PROFILE_RUNS_MAX *
+				      sizeof(struct asap_profile_run) },
 };
 
 /* The app of MOBIO_A_PID; asap_lock held. */
@@ -91,6 +107,7 @@ static int asap_genl_switch(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *pid = info->attrs[MOBIO_A_PID];
 	struct nlattr *cg = info->attrs[ASAP_A_CGROUP];
 	struct cgroup *cgrp;
+	int ret;
 
 	if (!!pid == !!cg) {
 		NL_SET_ERR_MSG(info->extack,
@@ -106,10 +123,9 @@ static int asap_genl_switch(struct sk_buff *skb, struct genl_info *info)
 				    "no such cgroup (a cgroup v2 path from the root)");
 		return PTR_ERR(cgrp);
 	}
+	ret = asap_switch_cgroup(cgrp, info->extack);
 	cgroup_put(cgrp);
-	NL_SET_ERR_MSG_ATTR(info->extack, cg,
-			    "cgroup apps are not implemented yet: switch by pid");
-	return -EOPNOTSUPP;
+	return ret;
 }
 
 static int asap_genl_put_app(struct sk_buff *skb, struct netlink_callback *cb,
@@ -158,6 +174,329 @@ static int asap_genl_get_apps(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* --- Profiles ------------------------------------------------------------ */
+
+/* cb->args of a PROFILE_GET dump */
+enum {
+	ASAP_PD_PID,		/* the app's pid, 0 before the first call */
+	ASAP_PD_SECTION,	/* 0: header, 1: anon, 2 + k: file k */
+	ASAP_PD_NEXT,		/* first page of the section not sent yet */
+};
+
+/* Pages of the largest file and of a user address space. */
+#define ASAP_FILE_PAGES_MAX	((u64)MAX_LFS_FILESIZE >> PAGE_SHIFT)
+#define ASAP_ANON_PAGES_MAX	((u64)TASK_SIZE >> PAGE_SHIFT)
+
+/*
+ * Up to ASAP_PROFILE_RUNS_MAX runs of @xa from page *@next on; *@next is
+ * where the next message starts, *@done set when the table is over.
+ */
+static unsigned int asap_prof_runs(struct xarray *xa, unsigned long *next,
+				   struct asap_profile_run *runs, bool *done)
+{
+	struct asap_profile_run run = { 0 }, out;
+	unsigned int n = 0;
+	unsigned long idx;
+	void *e;
+
+	*done = false;
+	xa_for_each_start(xa, idx, e, *next) {
+		if (!asap_prof_feed(&run, idx, xa_to_value(e), &out))
+			continue;
+		runs[n++] = out;
+		if (n == ASAP_PROFILE_RUNS_MAX) {
+			*next = run.start;	/* the run just opened */
+			return n;
+		}
+	}
+	if (asap_prof_end(&run, &out))
+		runs[n++] = out;
+	*done = true;
+	return n;
+}
+
+/* One message of a PROFILE_GET dump; -EMSGSIZE when @skb is full. */
+static int asap_prof_put(struct sk_buff *skb, struct netlink_callback *cb,
+			 struct asap_app *app, struct asap_file *af,
+			 struct asap_profile_run *runs, unsigned int n)
+{
+	struct inode *inode = af ? af->inode : NULL;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &asap_genl_family, NLM_F_MULTI,
+			  ASAP_CMD_PROFILE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (!runs) {
+		if (nla_put_u32(skb, MOBIO_A_PID, cb->args[ASAP_PD_PID]) ||
+		    nla_put_u32(skb, ASAP_A_PROFILED, app->profiled))
+			goto err;
+	} else if (!inode) {
+		if (nla_put(skb, ASAP_A_ANON_RUNS, n * sizeof(*runs), runs))
+			goto err;
+	} else if (nla_put_u64_64bit(skb, ASAP_A_FILE_DEV,
+				     huge_encode_dev(inode->i_sb->s_dev),
+				     MOBIO_A_PAD) ||
+		   nla_put_u64_64bit(skb, ASAP_A_FILE_INO, inode->i_ino,
+				     MOBIO_A_PAD) ||
+		   nla_put_u32(skb, ASAP_A_FILE_GEN, inode->i_generation) ||
+		   nla_put(skb, ASAP_A_FILE_RUNS, n * sizeof(*runs), runs)) {
+		goto err;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* The file of section @section (2 + its place in the list), or NULL. */
+static struct asap_file *asap_prof_file(struct asap_app *app,
+					unsigned long section)
+{
+	struct asap_file *af;
+	unsigned long k = 2;
+
+	list_for_each_entry(af, &app->files, node)
+		if (k++ == section)
+			return af;
+	return NULL;
+}
+
+/*
+ * Fill @skb with the next messages of the dump; asap_lock held. Return 0,
+ * or -EMSGSIZE when not even one message fits in an empty @skb.
+ */
+static int asap_prof_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct asap_app *app, struct asap_profile_run *runs)
+{
+	unsigned long *sec = &cb->args[ASAP_PD_SECTION];
+	unsigned long next, i;
+	struct asap_file *af;
+	struct xarray *xa;
+	unsigned int n;
+	bool done;
+
+	if (*sec == 0) {
+		if (asap_prof_put(skb, cb, app, NULL, NULL, 0))
+			return skb->len ? 0 : -EMSGSIZE;
+		*sec = 1;
+		cb->args[ASAP_PD_NEXT] = 0;
+	}
+	for (;;) {
+		af = *sec == 1 ? NULL : asap_prof_file(app, *sec);
+		if (*sec > 1 && !af)
+			return 0;	/* every file sent */
+		xa = af ? &af->pages : &app->anon;
+		next = cb->args[ASAP_PD_NEXT];
+		n = asap_prof_runs(xa, &next, runs, &done);
+		if (!af)
+			for (i = 0; i < n; i++)
+				runs[i].start <<= PAGE_SHIFT;
+		if (n && asap_prof_put(skb, cb, app, af, runs, n))
+			return skb->len ? 0 : -EMSGSIZE; /* rest: next skb */
+		if (done) {
+			(*sec)++;
+			next = 0;
+		}
+		cb->args[ASAP_PD_NEXT] = next;
+	}
+}
+
+static int asap_genl_profile_get(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct asap_profile_run *runs;
+	struct asap_app *app;
+	struct nlattr *attr;
+	int ret;
+
+	if (!cb->args[ASAP_PD_PID]) {
+		attr = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MOBIO_A_PID);
+		if (!attr) {
+			NL_SET_ERR_MSG(cb->extack, "MOBIO_A_PID missing");
+			return -EINVAL;
+		}
+		cb->args[ASAP_PD_PID] = nla_get_u32(attr);
+	}
+	runs = kmalloc_array(ASAP_PROFILE_RUNS_MAX, sizeof(*runs), GFP_KERNEL);
+	if (!runs)
+		return -ENOMEM;
+	mutex_lock(&asap_lock);
+	app = asap_app_lookup(cb->args[ASAP_PD_PID]);
+	if (app) {
+		ret = asap_prof_dump(skb, cb, app, runs) ?: skb->len;
+	} else if (cb->args[ASAP_PD_SECTION]) {
+		ret = 0;		/* the app went away: end the dump */
+	} else {
+		NL_SET_ERR_MSG(cb->extack,
+			       "no tracked app has this pid (switch to it first)");
+		ret = -ENOENT;
+	}
+	mutex_unlock(&asap_lock);
+	kfree(runs);
+	return ret;
+}
+
+/*
+ * The runs of @attr, checked; *@n of them. @anon: runs of anonymous pages
+ * (addresses turned into page numbers here).
+ */
+static struct asap_profile_run *asap_prof_parse(struct nlattr *attr,
+						bool anon, unsigned int *n,
+						struct netlink_ext_ack *extack)
+{
+	u64 max = anon ? ASAP_ANON_PAGES_MAX : ASAP_FILE_PAGES_MAX;
+	struct asap_profile_run *runs;
+	const char *why;
+	unsigned int i;
+
+	*n = nla_len(attr) / sizeof(*runs);
+	if (!*n || nla_len(attr) % sizeof(*runs)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "runs: a non-empty array of struct asap_profile_run");
+		return ERR_PTR(-EINVAL);
+	}
+	runs = kmemdup(nla_data(attr), nla_len(attr), GFP_KERNEL);
+	if (!runs)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < *n; i++) {
+		if (anon && offset_in_page(runs[i].start)) {
+			why = "an anonymous run's address is not page aligned";
+			goto err;
+		}
+		if (anon)
+			runs[i].start >>= PAGE_SHIFT;
+		why = asap_prof_check(&runs[i], runs[i].start, anon, max);
+		if (why)
+			goto err;
+	}
+	return runs;
+
+err:
+	/* @why is a string literal of asap_rules.h: it outlives the reply. */
+	NL_SET_BAD_ATTR(extack, attr);
+	if (extack)
+		extack->_msg = why;
+	kfree(runs);
+	return ERR_PTR(-EINVAL);
+}
+
+/* Load @n runs into @xa; -ENOSPC when a cap is reached. */
+static int asap_prof_load(struct asap_app *app, struct xarray *xa, bool anon,
+			  const struct asap_profile_run *runs, unsigned int n,
+			  struct netlink_ext_ack *extack)
+{
+	unsigned long val, idx;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		val = asap_prof_val(&runs[i], anon, asap_anon_timeout);
+		for (idx = runs[i].start; idx < runs[i].start + runs[i].nr;
+		     idx++) {
+			if (!asap_entry_load(app, xa, idx, val)) {
+				NL_SET_ERR_MSG(extack,
+					       "entry caps reached (app_entries_max, entries_max): the profile is loaded in part");
+				return -ENOSPC;
+			}
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/* PROFILE_SET of one file's runs; asap_lock held. */
+static int asap_prof_set_file(struct asap_app *app, struct genl_info *info,
+			      const struct asap_profile_run *runs,
+			      unsigned int n)
+{
+	struct mm_struct *mm = app->mm;
+	struct asap_file *af;
+	int ret;
+
+	if (!info->attrs[ASAP_A_FILE_DEV] || !info->attrs[ASAP_A_FILE_INO] ||
+	    !info->attrs[ASAP_A_FILE_GEN]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a file needs ASAP_A_FILE_DEV, _INO and _GEN");
+		return -EINVAL;
+	}
+	if (!mmget_not_zero(mm)) {
+		NL_SET_ERR_MSG(info->extack, "the app is exiting");
+		return -ESRCH;
+	}
+	mmap_read_lock(mm);
+	af = asap_file_by_id(app, mm,
+			     nla_get_u64(info->attrs[ASAP_A_FILE_DEV]),
+			     nla_get_u64(info->attrs[ASAP_A_FILE_INO]),
+			     nla_get_u32(info->attrs[ASAP_A_FILE_GEN]));
+	mmap_read_unlock(mm);
+	mmput(mm);
+	if (IS_ERR(af)) {
+		ret = PTR_ERR(af);
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG(info->extack,
+				       "the app maps no file of this device, inode and generation (replaced since the save?)");
+		else if (ret == -ENOSPC)
+			NL_SET_ERR_MSG(info->extack,
+				       "the app's estimator follows the most files already");
+		return ret;
+	}
+	return asap_prof_load(app, &af->pages, false, runs, n, info->extack);
+}
+
+static int asap_genl_profile_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *fruns = info->attrs[ASAP_A_FILE_RUNS];
+	struct nlattr *aruns = info->attrs[ASAP_A_ANON_RUNS];
+	struct asap_profile_run *runs = NULL;
+	struct asap_app *app;
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (!info->attrs[MOBIO_A_PID]) {
+		NL_SET_ERR_MSG(info->extack, "MOBIO_A_PID missing");
+		return -EINVAL;
+	}
+	if (fruns && (aruns || info->attrs[ASAP_A_PROFILED])) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a file's runs go in a message of their own");
+		return -EINVAL;
+	}
+	if (fruns || aruns) {
+		runs = asap_prof_parse(fruns ?: aruns, !fruns, &n,
+				       info->extack);
+		if (IS_ERR(runs))
+			return PTR_ERR(runs);
+	}
+	mutex_lock(&asap_lock);
+	app = asap_app_get(nla_get_u32(info->attrs[MOBIO_A_PID]),
+			   info->extack);
+	if (IS_ERR(app)) {
+		ret = PTR_ERR(app);
+		goto out;
+	}
+	if (asap_app_busy(app)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "the app is in its switch window: switch away first");
+		ret = -EBUSY;
+		goto out;
+	}
+	if (info->attrs[ASAP_A_PROFILED])
+		app->profiled = min(nla_get_u32(info->attrs[ASAP_A_PROFILED]),
+				    asap_profile_switches);
+	if (fruns)
+		ret = asap_prof_set_file(app, info, runs, n);
+	else if (aruns)
+		ret = asap_prof_load(app, &app->anon, true, runs, n,
+				     info->extack);
+out:
+	mutex_unlock(&asap_lock);
+	kfree(runs);
+	return ret;
+}
+
 static const struct genl_small_ops asap_genl_ops[] = {
 	{
 		.cmd = ASAP_CMD_GET_STATS,
@@ -171,6 +510,16 @@ static const struct genl_small_ops asap_genl_ops[] = {
 	{
 		.cmd = ASAP_CMD_GET_APPS,
 		.dumpit = asap_genl_get_apps,
+	},
+	{
+		.cmd = ASAP_CMD_PROFILE_GET,
+		.dumpit = asap_genl_profile_get,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = ASAP_CMD_PROFILE_SET,
+		.doit = asap_genl_profile_set,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

@@ -2,25 +2,22 @@
 /*
  * ASAP: the two estimators, fed by the fault log of a closed window.
  *
- * File pages (offline profile): over the first profile_switches windows an
- * entry counts the windows its page was faulted in; at the end of the
- * profile, pages seen in at least profile_min windows enter the prepaging
- * table, the others are forgotten. Afterwards only those candidates are
- * tracked: a prepaged page the app did not map in the window is evicted
- * from the table, a candidate faulted again re-enters it.
- *
- * Anonymous pages (online): a swap-in fault on an unknown page makes it a
- * candidate; a candidate faulted again in a later window, or a prepaged
- * page whose accessed bit the app set, is in the table. Every entry has a
- * timeout of anon_timeout windows, reset on access and decremented in
- * each window without one; at zero the entry is dropped.
+ * The rules (file pages: offline profile of profile_switches windows,
+ * candidates seen in at least profile_min, eviction of unused prepaged
+ * pages; anonymous pages: online candidates, promotion, timeouts) are the
+ * pure functions of asap_rules.h, unit-tested on the host. This file
+ * applies them to an app's tables: it matches logged faults to files,
+ * reads the page-table accessed bits and the page cache, and keeps the
+ * counters.
  *
  * Everything here runs under asap_lock, with no window open.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched/mm.h>
@@ -114,9 +111,55 @@ static void asap_entry_set(struct asap_app *app, struct xarray *xa,
 	}
 }
 
-static unsigned long asap_first(unsigned long val, u32 seq)
+/**
+ * asap_entry_load() - set an entry to a value loaded from a saved profile
+ * @app: the app
+ * @xa: app->anon or a file's pages
+ * @index: virtual page number or page index
+ * @val: the entry (ASAP_E_SAVED bits)
+ *
+ * An existing entry of the page is replaced.
+ * Context: asap_lock held, the app's window closed, may sleep.
+ * Return: true; false when a cap is reached or memory is short.
+ */
+bool asap_entry_load(struct asap_app *app, struct xarray *xa,
+		     unsigned long index, unsigned long val)
 {
-	return (val & ~ASAP_E_FIRST) | FIELD_PREP(ASAP_E_FIRST, seq);
+	void *e = xa_load(xa, index);
+
+	if (!e)
+		return asap_entry_add(app, xa, index, val);
+	asap_entry_set(app, xa, index, xa_to_value(e), val);
+	return true;
+}
+
+/* Apply a rule's decision to the entry of @index (current value @old). */
+static void asap_entry_apply(struct asap_app *app, struct xarray *xa,
+			     unsigned long index, unsigned long old,
+			     enum asap_act act, unsigned long val)
+{
+	switch (act) {
+	case ASAP_ACT_ADD:
+		asap_entry_add(app, xa, index, val);
+		break;
+	case ASAP_ACT_SET:
+		asap_entry_set(app, xa, index, old, val);
+		break;
+	case ASAP_ACT_DEL:
+		asap_entry_del(app, xa, index, old);
+		break;
+	case ASAP_ACT_NONE:
+		break;
+	}
+}
+
+/* Count how a prepaged page turned out. */
+static void asap_count_use(struct asap_kstats *ks, enum asap_use use)
+{
+	if (use == ASAP_USE_HIT)
+		atomic64_inc(&ks->hits);
+	else if (use == ASAP_USE_UNUSED)
+		atomic64_inc(&ks->unused);
 }
 
 /* A new asap_file for @inode if the app maps it; mmap lock held. */
@@ -163,63 +206,88 @@ static struct asap_file *asap_file_lookup(struct asap_app *app,
 	return asap_file_new(app, mm, inode);
 }
 
+/* Whether @inode is the file of a saved profile. */
+static bool asap_file_is(struct inode *inode, u64 dev, u64 ino, u32 gen)
+{
+	return huge_encode_dev(inode->i_sb->s_dev) == dev &&
+	       inode->i_ino == ino && inode->i_generation == gen;
+}
+
+/**
+ * asap_file_by_id() - the app's asap_file of a file of a saved profile
+ * @app: the app
+ * @mm: its mm, with a user reference and the mmap lock held
+ * @dev: the file's device (stat's st_dev encoding)
+ * @ino: its inode number
+ * @gen: its inode generation
+ *
+ * A file the app does not follow yet is looked for among its mappings.
+ * Context: asap_lock and @mm's mmap lock held, may sleep.
+ * Return: the asap_file; ERR_PTR(-ENOENT) when the app maps no such file
+ * (for instance replaced since the save), -ENOSPC when it follows the
+ * most files already, -ENOMEM.
+ */
+struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
+				  u64 dev, u64 ino, u32 gen)
+{
+	struct vm_area_struct *vma;
+	struct asap_file *af;
+	struct inode *inode;
+
+	VMA_ITERATOR(vmi, mm, 0);
+
+	list_for_each_entry(af, &app->files, node)
+		if (asap_file_is(af->inode, dev, ino, gen))
+			return af;
+	for_each_vma(vmi, vma) {
+		if (!vma->vm_file)
+			continue;
+		inode = file_inode(vma->vm_file);
+		if (!asap_file_is(inode, dev, ino, gen))
+			continue;
+		if (app->nr_files >= ASAP_APP_FILES_MAX)
+			return ERR_PTR(-ENOSPC);
+		af = asap_file_new(app, mm, inode);
+		return af ? af : ERR_PTR(-ENOMEM);
+	}
+	return ERR_PTR(-ENOENT);
+}
+
 static void asap_log_file(struct asap_app *app, struct asap_file *af,
 			  const struct asap_fault *f, u32 seq, bool profiling)
 {
-	unsigned long idx, val;
+	unsigned long idx, val, nv = 0;
+	enum asap_act act;
 	void *e;
 
 	for (idx = f->key; idx < f->key + f->nr; idx++) {
 		atomic64_inc(&app->k[ASAP_FILE].faults);
 		e = xa_load(&af->pages, idx);
-		if (!e) {
-			if (profiling)
-				asap_entry_add(app, &af->pages, idx,
-					       ASAP_E_SEEN |
-					       FIELD_PREP(ASAP_E_FIRST, seq));
-			continue;
-		}
-		val = xa_to_value(e);
-		if (val & ASAP_E_SEEN)
-			continue;
-		asap_entry_set(app, &af->pages, idx, val,
-			       asap_first(val | ASAP_E_SEEN, seq));
+		val = e ? xa_to_value(e) : 0;
+		act = asap_file_fault(!!e, val, profiling, seq, &nv);
+		asap_entry_apply(app, &af->pages, idx, val, act, nv);
 	}
 }
 
 static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 			  u32 seq)
 {
-	unsigned long vpn = f->key >> PAGE_SHIFT, val;
+	bool by_worker = f->kind == ASAP_LOG_ANON_PREPAGED;
+	unsigned long vpn = f->key >> PAGE_SHIFT, val, nv = 0;
 	void *e = xa_load(&app->anon, vpn);
+	enum asap_act act;
 
-	/*
-	 * A fault may be retried (the mmap or folio lock dropped while the
-	 * page was read): a page counts once per window.
-	 */
-	if (f->kind == ASAP_LOG_ANON_PREPAGED) {
-		if (!e || (xa_to_value(e) & ASAP_E_PREPAGED))
-			return;
+	val = e ? xa_to_value(e) : 0;
+	act = asap_anon_fault(!!e, val, by_worker, asap_anon_timeout, seq, &nv);
+	if (act == ASAP_ACT_NONE)
+		return;		/* a page counts once per window */
+	if (by_worker) {
 		atomic64_inc(&app->k[ASAP_ANON].prepaged);
 		atomic64_add(PAGE_SIZE, &app->read_bytes);
-		asap_entry_set(app, &app->anon, vpn, xa_to_value(e),
-			       xa_to_value(e) | ASAP_E_PREPAGED);
-		return;
-	}
-	if (!e) {
+	} else {
 		atomic64_inc(&app->k[ASAP_ANON].faults);
-		asap_entry_add(app, &app->anon, vpn,
-			       ASAP_E_SEEN | ASAP_E_NEW |
-			       FIELD_PREP(ASAP_E_COUNT, asap_anon_timeout) |
-			       FIELD_PREP(ASAP_E_FIRST, seq));
-		return;
 	}
-	val = xa_to_value(e);
-	if (val & ASAP_E_SEEN)
-		return;
-	atomic64_inc(&app->k[ASAP_ANON].faults);
-	asap_entry_set(app, &app->anon, vpn, val,
-		       asap_first(val | ASAP_E_SEEN, seq));
+	asap_entry_apply(app, &app->anon, vpn, val, act, nv);
 }
 
 struct asap_young {
@@ -250,7 +318,7 @@ static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 	void *e;
 
 	xa_for_each(&app->anon, vpn, e) {
-		if (!(xa_to_value(e) & (ASAP_E_PREPAGED | ASAP_E_TABLE)))
+		if (!asap_anon_young(xa_to_value(e)))
 			continue;
 		start = vpn << PAGE_SHIFT;
 		end = min(ALIGN(start + 1, PMD_SIZE),
@@ -274,7 +342,7 @@ static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 			if (!e || !test_bit(i, y.young))
 				continue;
 			val = xa_to_value(e);
-			if (val & (ASAP_E_PREPAGED | ASAP_E_TABLE))
+			if (asap_anon_young(val))
 				xa_store(&app->anon, vpn + i,
 					 xa_mk_value(val | ASAP_E_USED),
 					 GFP_KERNEL);
@@ -285,36 +353,16 @@ static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 
 static void asap_sweep_anon(struct asap_app *app)
 {
-	struct asap_kstats *ks = &app->k[ASAP_ANON];
-	unsigned long vpn, val, nv, t;
-	bool used;
+	unsigned long vpn, val, nv = 0;
+	enum asap_use use;
+	enum asap_act act;
 	void *e;
 
 	xa_for_each(&app->anon, vpn, e) {
 		val = xa_to_value(e);
-		nv = val & ~(ASAP_E_SEEN | ASAP_E_NEW | ASAP_E_PREPAGED |
-			     ASAP_E_USED);
-		if (val & ASAP_E_PREPAGED) {
-			if (val & ASAP_E_USED)
-				atomic64_inc(&ks->hits);
-			else
-				atomic64_inc(&ks->unused);
-		}
-		/* A candidate accessed again is promoted. */
-		if ((val & ASAP_E_SEEN) && !(val & ASAP_E_NEW))
-			nv |= ASAP_E_TABLE;
-		used = (val & ASAP_E_SEEN) || (val & ASAP_E_USED);
-		t = FIELD_GET(ASAP_E_COUNT, val);
-		if (used) {
-			t = asap_anon_timeout;
-		} else if (t <= 1) {
-			asap_entry_del(app, &app->anon, vpn, val);
-			continue;
-		} else {
-			t--;
-		}
-		nv = (nv & ~ASAP_E_COUNT) | FIELD_PREP(ASAP_E_COUNT, t);
-		asap_entry_set(app, &app->anon, vpn, val, nv);
+		act = asap_anon_sweep(val, asap_anon_timeout, &nv, &use);
+		asap_count_use(&app->k[ASAP_ANON], use);
+		asap_entry_apply(app, &app->anon, vpn, val, act, nv);
 	}
 }
 
@@ -333,42 +381,19 @@ static bool asap_file_page_used(struct asap_file *af, pgoff_t index)
 static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 			    bool profiling, bool profile_end)
 {
-	struct asap_kstats *ks = &app->k[ASAP_FILE];
-	unsigned long idx, val, nv, cnt;
+	unsigned long idx, val, nv = 0;
+	enum asap_use use;
+	enum asap_act act;
+	bool used;
 	void *e;
 
 	xa_for_each(&af->pages, idx, e) {
 		val = xa_to_value(e);
-		nv = val & ~(ASAP_E_SEEN | ASAP_E_PREPAGED | ASAP_E_USED);
-		if (val & ASAP_E_PREPAGED) {
-			if (asap_file_page_used(af, idx)) {
-				atomic64_inc(&ks->hits);
-			} else {
-				atomic64_inc(&ks->unused);
-				/* Not used in this switch: evicted. */
-				nv &= ~ASAP_E_TABLE;
-			}
-		}
-		if (val & ASAP_E_GAP) {
-			asap_entry_del(app, &af->pages, idx, val);
-			continue;
-		}
-		if (profiling) {
-			cnt = FIELD_GET(ASAP_E_COUNT, val);
-			if ((val & ASAP_E_SEEN) && cnt < 255)
-				cnt++;
-			if (profile_end && cnt < asap_profile_min) {
-				asap_entry_del(app, &af->pages, idx, val);
-				continue;
-			}
-			nv = (nv & ~ASAP_E_COUNT) | FIELD_PREP(ASAP_E_COUNT, cnt);
-			if (profile_end)
-				nv |= ASAP_E_TABLE;
-		} else if (val & ASAP_E_SEEN) {
-			/* A fault matched a candidate: back in the table. */
-			nv |= ASAP_E_TABLE;
-		}
-		asap_entry_set(app, &af->pages, idx, val, nv);
+		used = (val & ASAP_E_PREPAGED) && asap_file_page_used(af, idx);
+		act = asap_file_sweep(val, used, profiling, profile_end,
+				      asap_profile_min, &nv, &use);
+		asap_count_use(&app->k[ASAP_FILE], use);
+		asap_entry_apply(app, &af->pages, idx, val, act, nv);
 	}
 }
 
@@ -383,11 +408,13 @@ static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len)
 {
-	bool profiling = app->profiled < asap_profile_switches;
 	struct mm_struct *mm = app->mm;
+	bool profiling, profile_end;
 	struct asap_file *af;
 	unsigned int i;
 
+	profiling = asap_file_phase(app->profiled, asap_profile_switches,
+				    &profile_end);
 	if (!mmget_not_zero(mm))
 		mm = NULL;
 	else
@@ -414,9 +441,7 @@ void asap_learn(struct asap_app *app, const struct asap_fault *log,
 	if (profiling)
 		app->profiled++;
 	list_for_each_entry(af, &app->files, node)
-		asap_sweep_file(app, af, profiling,
-				profiling &&
-				app->profiled == asap_profile_switches);
+		asap_sweep_file(app, af, profiling, profile_end);
 
 	if (mm) {
 		mmap_read_unlock(mm);

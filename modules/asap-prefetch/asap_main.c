@@ -52,7 +52,7 @@ MODULE_PARM_DESC(profile_min, "file estimator: a page seen in at least this many
 
 unsigned int asap_file_merge_pages = 16;
 module_param_named(file_merge_pages, asap_file_merge_pages, uint, 0644);
-MODULE_PARM_DESC(file_merge_pages, "file extents closer than this many pages merge (default 16)");
+MODULE_PARM_DESC(file_merge_pages, "file extents with fewer than this many pages between them merge (default 16)");
 
 unsigned int asap_anon_timeout = 4;
 module_param_named(anon_timeout, asap_anon_timeout, uint, 0644);
@@ -86,6 +86,10 @@ static char *asap_fg_cgroup;
 module_param_named(fg_cgroup, asap_fg_cgroup, charp, 0444);
 MODULE_PARM_DESC(fg_cgroup, "cgroup v2 path from the root of the foreground cgroup: a task moved into it is switched to (default: none; it must exist at load)");
 
+static bool asap_prepage = true;
+module_param_named(prepage, asap_prepage, bool, 0644);
+MODULE_PARM_DESC(prepage, "prepage at a switch (default: on; off: log and learn only, for measurements)");
+
 static bool asap_sigcont;
 module_param_named(sigcont, asap_sigcont, bool, 0644);
 MODULE_PARM_DESC(sigcont, "switch to a stopped process when SIGCONT continues it (default: off)");
@@ -105,6 +109,13 @@ u64 asap_total_cancelled;
 struct asap_fault *asap_log_buf;
 unsigned int asap_log_len;		/* under asap_log_lock */
 static DEFINE_SPINLOCK(asap_log_lock);
+/*
+ * The logging's own cost, under asap_log_lock: faults logged (dropped ones
+ * included) and the ns the probes spent on them, from probe entry to the
+ * release of the lock (the kprobe trap itself is not included).
+ */
+static u64 asap_logged;
+static u64 asap_log_ns;
 
 static unsigned int asap_nr_apps;	/* under asap_lock */
 static struct asap_app __rcu *asap_open;	/* app whose window is open */
@@ -120,9 +131,9 @@ static DECLARE_DELAYED_WORK(asap_reap_dwork, asap_reap);
 
 /* --- Fault logging ----------------------------------------------------- */
 
-/* Atomic context: called from the probes. */
+/* Atomic context: called from the probes, which entered at @t0 (ns). */
 static void asap_log(struct asap_app *app, struct inode *inode,
-		     unsigned long key, u32 nr, u32 kind)
+		     unsigned long key, u32 nr, u32 kind, u64 t0)
 {
 	unsigned long flags;
 	struct asap_fault *f;
@@ -137,6 +148,8 @@ static void asap_log(struct asap_app *app, struct inode *inode,
 	} else {
 		atomic64_inc(&app->log_dropped);
 	}
+	asap_logged++;
+	asap_log_ns += ktime_get_ns() - t0;
 	spin_unlock_irqrestore(&asap_log_lock, flags);
 }
 
@@ -145,14 +158,16 @@ static void asap_probe_add_to_page_cache(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
 	struct asap_app *app;
+	u64 t0;
 
-	if (!current->mm || !mapping)
+	if (!current->mm || !mapping || !rcu_access_pointer(asap_open))
 		return;
+	t0 = ktime_get_ns();
 	rcu_read_lock();
 	app = rcu_dereference(asap_open);
 	if (app && app->mm == current->mm)
 		asap_log(app, mapping->host, folio->index,
-			 folio_nr_pages(folio), ASAP_LOG_FILE);
+			 folio_nr_pages(folio), ASAP_LOG_FILE, t0);
 	rcu_read_unlock();
 }
 
@@ -164,7 +179,11 @@ static int asap_probe_swap_page(struct kprobe *kp, struct pt_regs *regs)
 	struct asap_app *app;
 	swp_entry_t entry;
 	u32 kind;
+	u64 t0;
 
+	if (!rcu_access_pointer(asap_open))
+		return 0;
+	t0 = ktime_get_ns();
 	entry = pte_to_swp_entry(vmf->orig_pte);
 	if (non_swap_entry(entry))
 		return 0;
@@ -178,7 +197,7 @@ static int asap_probe_swap_page(struct kprobe *kp, struct pt_regs *regs)
 			kind = ASAP_LOG_ANON_PREPAGED;
 		else
 			goto out;
-		asap_log(app, NULL, vmf->address & PAGE_MASK, 1, kind);
+		asap_log(app, NULL, vmf->address & PAGE_MASK, 1, kind, t0);
 	}
 out:
 	rcu_read_unlock();
@@ -349,6 +368,98 @@ static struct asap_app *asap_app_create(struct task_struct *task,
 	return app;
 }
 
+/**
+ * asap_app_lookup() - the tracked app of a process
+ * @nr: process id in the caller's pid namespace
+ *
+ * Context: asap_lock held.
+ * Return: the app, or NULL when that process is not tracked.
+ */
+struct asap_app *asap_app_lookup(pid_t nr)
+{
+	struct asap_app *app = NULL;
+	struct pid *pid;
+
+	rcu_read_lock();
+	pid = find_vpid(nr);
+	if (pid)
+		app = asap_app_find(pid);
+	rcu_read_unlock();
+	return app;
+}
+
+/* The app of @task's thread group @tgid, tracked from now on. */
+static struct asap_app *asap_app_track(struct task_struct *task,
+				       struct pid *tgid,
+				       struct netlink_ext_ack *extack)
+{
+	struct asap_app *app = asap_app_find(tgid);
+
+	if (app)
+		return app;
+	if (asap_nr_apps >= asap_apps_max) {
+		NL_SET_ERR_MSG(extack, "apps_max apps tracked already");
+		return ERR_PTR(-ENOSPC);
+	}
+	app = asap_app_create(task, tgid);
+	if (!app) {
+		NL_SET_ERR_MSG(extack, "process is exiting or out of memory");
+		return ERR_PTR(task->mm ? -ENOMEM : -EINVAL);
+	}
+	list_add_tail(&app->node, &asap_apps);
+	asap_nr_apps++;
+	return app;
+}
+
+/**
+ * asap_app_get() - the app of a process, tracked from now on
+ * @nr: process id in the caller's pid namespace
+ * @extack: for the reason of a refusal
+ *
+ * Context: asap_lock held, may sleep.
+ * Return: the app; ERR_PTR(-ESRCH) no such process, -EINVAL a kernel
+ * thread or exiting process, -ENOSPC apps_max apps tracked, -ENOMEM.
+ */
+struct asap_app *asap_app_get(pid_t nr, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task;
+	struct asap_app *app;
+	struct pid *tgid;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "no such process");
+		return ERR_PTR(-ESRCH);
+	}
+	if (task->flags & PF_KTHREAD) {
+		NL_SET_ERR_MSG(extack, "a kernel thread is not an app");
+		app = ERR_PTR(-EINVAL);
+	} else {
+		tgid = get_task_pid(task, PIDTYPE_TGID);
+		app = asap_app_track(task, tgid, extack);
+		put_pid(tgid);
+	}
+	put_task_struct(task);
+	return app;
+}
+
+/**
+ * asap_app_busy() - whether an app's switch window is open
+ * @app: the app
+ *
+ * Its tables are then being learned and prepaged: they are not replaced.
+ * Context: asap_lock held.
+ * Return: true when the window is open.
+ */
+bool asap_app_busy(struct asap_app *app)
+{
+	return rcu_access_pointer(asap_open) == app || app->job;
+}
+
 /* Caller holds asap_lock and made sure no window or job is open. */
 static void asap_app_destroy(struct asap_app *app)
 {
@@ -392,7 +503,7 @@ static void asap_window_open(struct asap_app *app)
 	app->switches++;
 	asap_total_switches++;
 	rcu_assign_pointer(asap_open, app);
-	app->job = asap_job_start(app);
+	app->job = READ_ONCE(asap_prepage) ? asap_job_start(app) : NULL;
 	if (asap_window_ms)
 		mod_delayed_work(system_wq, &asap_window_dwork,
 				 msecs_to_jiffies(asap_window_ms));
@@ -436,6 +547,49 @@ int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 	return ret;
 }
 
+/**
+ * asap_switch_cgroup() - bring the app of a cgroup to the foreground
+ * @cgrp: a cgroup v2 cgroup
+ * @extack: for the reason of a refusal
+ *
+ * An app is one thread group (its tables are addresses of one mm): the
+ * cgroup must hold exactly one process, judged by the cgroup of each
+ * thread group's leader (descendant cgroups not included). That process
+ * is switched to as by asap_switch_pid().
+ * Context: process, may sleep; takes asap_lock.
+ * Return: 0; -ESRCH the cgroup holds no process, -EOPNOTSUPP it holds
+ * several; the errors of asap_switch_pid().
+ */
+int asap_switch_cgroup(struct cgroup *cgrp, struct netlink_ext_ack *extack)
+{
+	struct task_struct *p, *found = NULL;
+	unsigned int n = 0;
+	int ret;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) || task_dfl_cgroup(p) != cgrp)
+			continue;
+		if (!n++)
+			found = p;
+	}
+	if (n == 1)
+		get_task_struct(found);
+	rcu_read_unlock();
+	if (!n) {
+		NL_SET_ERR_MSG(extack, "no process in this cgroup");
+		return -ESRCH;
+	}
+	if (n > 1) {
+		NL_SET_ERR_MSG(extack,
+			       "an app is one process and this cgroup holds several: switch by pid");
+		return -EOPNOTSUPP;
+	}
+	ret = asap_switch_task(found, ASAP_TRIGGER_NETLINK, extack);
+	put_task_struct(found);
+	return ret;
+}
+
 static void asap_trigger_fn(struct work_struct *work)
 {
 	struct task_struct *task;
@@ -472,21 +626,10 @@ static int asap_switch_task(struct task_struct *task, u32 trigger,
 	tgid = get_task_pid(task, PIDTYPE_TGID);
 
 	mutex_lock(&asap_lock);
-	app = asap_app_find(tgid);
-	if (!app) {
-		if (asap_nr_apps >= asap_apps_max) {
-			NL_SET_ERR_MSG(extack, "apps_max apps tracked already");
-			ret = -ENOSPC;
-			goto out_unlock;
-		}
-		app = asap_app_create(task, tgid);
-		if (!app) {
-			NL_SET_ERR_MSG(extack, "process is exiting or out of memory");
-			ret = task->mm ? -ENOMEM : -EINVAL;
-			goto out_unlock;
-		}
-		list_add_tail(&app->node, &asap_apps);
-		asap_nr_apps++;
+	app = asap_app_track(task, tgid, extack);
+	if (IS_ERR(app)) {
+		ret = PTR_ERR(app);
+		goto out_unlock;
 	}
 	asap_window_close(app != asap_front);
 	asap_front = app;
@@ -547,7 +690,7 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 				"anon_entries", "anon_table_pages" },
 	};
 	u64 v[ASAP_NR_KINDS][6] = { { 0 } };
-	u64 ns = 0, bytes = 0, dropped = 0;
+	u64 ns = 0, bytes = 0, dropped = 0, logged, log_ns;
 	unsigned int n = 0, k;
 	struct asap_app *a;
 
@@ -592,6 +735,12 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT("workers", asap_workers);
 		ASAP_PUT("triggers_cgroup", atomic64_read(&asap_triggers[0]));
 		ASAP_PUT("triggers_sigcont", atomic64_read(&asap_triggers[1]));
+		spin_lock_irq(&asap_log_lock);
+		logged = asap_logged;
+		log_ns = asap_log_ns;
+		spin_unlock_irq(&asap_log_lock);
+		ASAP_PUT("logged", logged);
+		ASAP_PUT("log_ns", log_ns);
 	}
 	for (k = 0; k < ASAP_NR_KINDS; k++) {
 		ASAP_PUT(kname[k][0], v[k][0]);

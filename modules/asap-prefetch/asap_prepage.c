@@ -34,46 +34,32 @@
 
 /* Add one extent, or only count it when @ext is NULL. */
 static void asap_ext_put(struct asap_extent *ext, unsigned int *n,
-			 struct asap_file *af, unsigned long start,
-			 unsigned long nr, u32 first)
+			 struct asap_file *af, const struct asap_ext_run *run)
 {
 	if (ext) {
 		ext[*n].af = af;
-		ext[*n].start = start;
-		ext[*n].nr = nr;
-		ext[*n].first = first;
+		ext[*n].start = run->start;
+		ext[*n].nr = run->end - run->start;
+		ext[*n].first = run->first;
 	}
 	(*n)++;
 }
 
-/* The extents of one table; @gap: pages a merge may span. */
+/* The extents of one table (asap_rules.h: asap_ext_feed()). */
 static void asap_ext_build(struct asap_extent *ext, unsigned int *n,
 			   struct xarray *xa, struct asap_file *af,
-			   unsigned long gap)
+			   unsigned long merge)
 {
-	unsigned long idx, val, start = 0, end = 0;
-	u32 first = U32_MAX;
-	bool open = false;
+	struct asap_ext_run run = { 0 }, out;
+	unsigned long idx;
 	void *e;
 
-	xa_for_each(xa, idx, e) {
-		val = xa_to_value(e);
-		if (!(val & ASAP_E_TABLE))
-			continue;
-		if (open && idx <= end + gap && idx - start < ASAP_EXTENT_MAX) {
-			end = idx + 1;
-			first = min_t(u32, first, FIELD_GET(ASAP_E_FIRST, val));
-			continue;
-		}
-		if (open)
-			asap_ext_put(ext, n, af, start, end - start, first);
-		open = true;
-		start = idx;
-		end = idx + 1;
-		first = FIELD_GET(ASAP_E_FIRST, val);
-	}
-	if (open)
-		asap_ext_put(ext, n, af, start, end - start, first);
+	xa_for_each(xa, idx, e)
+		if (asap_ext_feed(&run, idx, xa_to_value(e), merge,
+				  ASAP_EXTENT_MAX, &out))
+			asap_ext_put(ext, n, af, &out);
+	if (asap_ext_end(&run, &out))
+		asap_ext_put(ext, n, af, &out);
 }
 
 static unsigned int asap_ext_all(struct asap_app *app, struct asap_extent *ext)

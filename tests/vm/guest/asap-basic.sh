@@ -8,7 +8,9 @@
 # reported precision/recall agree with the counts, a switch away cancels,
 # bad requests get clear errors, moving the app into the foreground cgroup
 # and SIGCONT of the stopped app switch to it, app exit frees its tables,
-# the netlink fuzz is survived, rmmod during prepaging is clean.
+# the netlink fuzz is survived, rmmod during prepaging is clean; a profile
+# saved with mobioctl asap save survives rmmod + insmod (loaded back, the
+# next switch prepages it), bad profiles are refused.
 # vm-kmod: zram ext4
 # vm-bin: /sbin/mkfs.ext4
 # vm-disk: data 64M
@@ -101,7 +103,9 @@ bad rejects_pid_zero 2 "pid 0" mobioctl asap switch 0
 bad rejects_pid_junk 2 "bad pid" mobioctl asap switch 12x
 bad rejects_kernel_thread 1 "kernel thread" mobioctl asap switch 2
 bad rejects_bad_cgroup 1 "no such cgroup" mobioctl asap switch /no/such/cgroup
-bad cgroup_apps_not_done 1 "not implemented" mobioctl asap switch /
+bad cgroup_of_many_refused 1 "holds several" mobioctl asap switch /
+mkdir -p $CG/apps/empty
+bad cgroup_empty_refused 1 "no process in this cgroup" mobioctl asap switch /apps/empty
 long=$(head -c 5000 /dev/zero | tr '\0' a)
 bad kernel_rejects_long_cgroup 1 "Invalid argument\|out of range" mobioctl asap switch "/$long"
 bad tool_rejects_huge_cgroup 2 "longer than" mobioctl asap switch "/$long$long"
@@ -213,6 +217,83 @@ mobioctl asap switch $$
 check_eq file_candidates_reenter_table "$FILE_PAGES" "$(st file_table_pages $APP)"
 check_eq anon_faults_make_candidates "$ANON_PAGES" "$(st anon_entries $APP)"
 check_eq anon_candidates_not_in_table "$e" "$(st anon_table_pages $APP)"
+
+# --- profile save / load across a module reload ------------------------------------
+P=/tmp/app.prof
+ae=$(st anon_entries $APP); at=$(st anon_table_pages $APP)
+fe=$(st file_entries $APP); ft=$(st file_table_pages $APP)
+check_ok profile_save mobioctl asap save $APP $P
+log "saved: $(grep -c . $P) lines: $(head -c 300 $P | tr '\n' ';')"
+check_eq profile_saves_anon_pages "$ae" "$(awk '$1 == "anon" { n += $3 } END { print n + 0 }' $P)"
+check_eq profile_saves_file_pages "$fe" "$(awk '$1 == "run" { n += $3 } END { print n + 0 }' $P)"
+check_eq profile_saves_one_file 1 "$(grep -c '^file ' $P)"
+check_eq profile_file_is_app_dat "$(ls -i $MNT/app.dat | awk '{ print $1 }')" "$(awk '$1 == "file" { print $3 }' $P)"
+bad profile_save_unknown_app 1 "no tracked app" mobioctl asap save 999999 /tmp/x.prof
+check_ok profile_reload_rmmod rmmod asap_prefetch
+check_ok profile_reload_insmod insmod $KO window_ms=0 fg_cgroup=/top-app
+check_eq profile_gone_after_reload 0 "$(st apps)"
+check_ok profile_load mobioctl asap load $APP $P
+check_eq profile_loads_anon_entries "$ae" "$(st anon_entries $APP)"
+check_eq profile_loads_anon_table "$at" "$(st anon_table_pages $APP)"
+check_eq profile_loads_file_entries "$fe" "$(st file_entries $APP)"
+check_eq profile_loads_file_table "$ft" "$(st file_table_pages $APP)"
+check_eq profile_loads_profile_state 10 "$(st file_profile_switches $APP)"
+mobioctl asap save $APP $P.2
+check_ok profile_round_trip cmp $P $P.2
+# Loaded twice: the same pages, no duplicates.
+mobioctl asap load $APP $P >/dev/null
+check_eq profile_load_replaces "$((ae + fe))" "$(( $(st anon_entries $APP) + $(st file_entries $APP) ))"
+# The next switch prepages what was loaded.
+evict
+mobioctl asap switch $APP
+sleep 3
+bad profile_load_refused_in_window 1 "switch away first" mobioctl asap load $APP $P
+app_cmd r
+log "after load + switch, 3 s: $REPLY_LINE"
+check_ge profile_prepages_anon $((at * 9 / 10)) "$(field anon)"
+check_ge profile_prepages_file $((ft * 9 / 10)) "$(field file)"
+app_cmd t
+mobioctl asap switch $$
+check_ge profile_prepaged_counted $((at * 9 / 10)) "$(st anon_prepaged_pages $APP)"
+# Bad profiles: a file that is not the one saved (another inode number),
+# runs the kernel refuses, a profile that is not one.
+awk '$1 == "file" { $3 = $3 + 100000 } { print }' $P >$P.other
+out=$(mobioctl asap load $APP $P.other 2>&1)
+if echo "$out" | grep -q "skipped: the app maps no file" && echo "$out" | grep -q "(1 skipped"; then
+	pass profile_other_file_skipped
+else
+	fail profile_other_file_skipped "expected the file skipped, saw: $out"
+fi
+printf 'asap-profile 1\nanon 0x1001 1 1 0\n' >$P.bad
+bad profile_rejects_unaligned 1 "not page aligned" mobioctl asap load $APP $P.bad
+printf 'asap-profile 1\nanon 0x1000 1 0 0\n' >$P.bad
+bad profile_rejects_timeout_0 1 "timeout 0" mobioctl asap load $APP $P.bad
+printf 'asap-profile 1\nanon 0x1000 1 1 2\n' >$P.bad
+bad profile_rejects_flags 1 "unknown flags" mobioctl asap load $APP $P.bad
+printf 'asap-profile 1\nanon 0xfffffffffffff000 1 1 0\n' >$P.bad
+bad profile_rejects_beyond_end 1 "beyond the end" mobioctl asap load $APP $P.bad
+printf 'asap-profile 1\nfile 1 2 3\nrun 1 0 1 0\n' >$P.bad
+bad profile_rejects_empty_run 1 "0 pages" mobioctl asap load $APP $P.bad
+printf 'hello\n' >$P.bad
+bad profile_rejects_not_a_profile 1 "not an asap profile" mobioctl asap load $APP $P.bad
+bad profile_load_missing_pid 1 "no such process" mobioctl asap load 999999 $P
+check_eq profile_bad_loads_change_nothing "$((ae + fe))" "$(( $(st anon_entries $APP) + $(st file_entries $APP) ))"
+
+# --- switch by cgroup: its one process ------------------------------------------------
+mkdir -p $CG/apps/one
+echo $APP >$CG/apps/one/cgroup.procs
+s0=$(st switches $APP)
+check_ok cgroup_switch mobioctl asap switch /apps/one
+check_eq cgroup_switch_counts $((s0 + 1)) "$(st switches $APP)"
+check_ok cgroup_switch_foreground sh -c "mobioctl asap apps | grep -q '^app $APP asapapp foreground'"
+mobioctl asap switch $$
+sleep 1000 &
+sl=$!
+echo $sl >$CG/apps/one/cgroup.procs
+bad cgroup_of_two_refused 1 "holds several" mobioctl asap switch /apps/one
+kill $sl
+wait $sl 2>/dev/null
+echo $APP >$CG/cgroup.procs
 
 # --- apps list and JSON ----------------------------------------------------------
 check_ok apps_lists_app sh -c "mobioctl asap apps | grep -q '^app $APP asapapp'"

@@ -12,9 +12,11 @@
  *   r  "resident anon=A file=F"            pages resident now (mincore)
  *   p  "paged anon=A file=F"               MADV_PAGEOUT both mappings, then
  *                                          what is still resident
- *   t  "touched anon=A file=F bad=B ms=M"  what was resident before, then
+ *   t  "touched anon=A file=F bad=B ms=M anon_us=U file_us=V"
+ *                                          what was resident before, then
  *                                          read every page of both; B pages
- *                                          whose pattern was wrong, M ms
+ *                                          whose pattern was wrong, M ms in
+ *                                          all, U and V us for each mapping
  *   h  the same for the first half of each mapping only
  *   q  "bye", and exit
  *
@@ -54,12 +56,12 @@ static unsigned long resident(void *addr, size_t len)
 	return r;
 }
 
-static long now_ms(void)
+static long now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 int main(int argc, char **argv)
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
 
 	while (read(cmd, &c, 1) == 1) {
 		unsigned long ra, rf, bad = 0;
-		long t0;
+		long t0, t1, t2;
 
 		switch (c) {
 		case 'r':
@@ -131,17 +133,19 @@ int main(int argc, char **argv)
 		case 'h':
 			ra = resident(anon, anon_len);
 			rf = resident(file, file_len);
-			t0 = now_ms();
+			t0 = now_us();
 			for (i = 0; i < (c == 'h' ? anon_len / 2 : anon_len);
 			     i += page)
 				if (*(uint64_t *)(anon + i) !=
 				    (i / page ^ 0x5a5a5a5aUL))
 					bad++;
+			t1 = now_us();
 			for (i = 0; i < (c == 'h' ? file_len / 2 : file_len);
 			     i += page)
 				sink += file[i];
-			fprintf(out, "touched anon=%lu file=%lu bad=%lu ms=%ld\n",
-				ra, rf, bad, now_ms() - t0);
+			t2 = now_us();
+			fprintf(out, "touched anon=%lu file=%lu bad=%lu ms=%ld anon_us=%ld file_us=%ld\n",
+				ra, rf, bad, (t2 - t0) / 1000, t1 - t0, t2 - t1);
 			break;
 		case 'q':
 			fprintf(out, "bye\n");

@@ -1,0 +1,827 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of ASAP's estimators (modules/asap-prefetch/asap_rules.h, the
+ * same header asap_learn.c and asap_prepage.c use), with the seed's rules:
+ *
+ *  file pages: over the first N switches (10), pages seen in >= M (8)
+ *  become candidates; extents closer than 16 pages merge; a prepaged page
+ *  not used in a window is evicted from the table; a candidate faulted
+ *  again re-enters it;
+ *  anonymous pages: a new fault makes a candidate, a candidate accessed
+ *  again is promoted, the timeout is decremented each window and reset on
+ *  access, expired entries are dropped.
+ *
+ * A window is simulated as asap_learn() runs it: the faults of the log in
+ * order (file: asap_file_fault(); anon: asap_anon_fault()), the accessed
+ * bits of table and prepaged anon pages, then every entry swept. The
+ * tables are arrays indexed by page. The randomized tests compare the
+ * tables against the rules stated in plain counts (how many windows a page
+ * was seen in, windows since its last access); they print their seed and
+ * ASAP_TEST_SEED=<n> replays one.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "asap_rules.h"
+
+#define NP		64	/* pages in a test table */
+#define N_PROFILE	10	/* the seed's N */
+#define M_MIN		8	/* the seed's M */
+#define MERGE		16	/* the seed's extent merge distance, pages */
+#define TIMEOUT		4	/* the module's default anon_timeout */
+
+/* ---- a table and the simulation of one window ---- */
+
+struct table {
+	bool present[NP];
+	unsigned long val[NP];
+	unsigned int profiled;	/* file: profile windows closed */
+	unsigned int hits;	/* prepaged pages used, over all windows */
+	unsigned int unused;	/* prepaged pages not used */
+	unsigned int faults;	/* faults counted (once per page and window) */
+};
+
+static void apply(struct table *t, unsigned int p, enum asap_act act,
+		  unsigned long nv)
+{
+	switch (act) {
+	case ASAP_ACT_ADD:
+		assert_false(t->present[p]);
+		t->present[p] = true;
+		t->val[p] = nv;
+		break;
+	case ASAP_ACT_SET:
+		assert_true(t->present[p]);
+		t->val[p] = nv;
+		break;
+	case ASAP_ACT_DEL:
+		assert_true(t->present[p]);
+		t->present[p] = false;
+		t->val[p] = 0;
+		break;
+	case ASAP_ACT_NONE:
+		break;
+	}
+}
+
+static void count_use(struct table *t, enum asap_use use)
+{
+	if (use == ASAP_USE_HIT)
+		t->hits++;
+	else if (use == ASAP_USE_UNUSED)
+		t->unused++;
+}
+
+/*
+ * One file window: @prepaged pages read by the workers (as
+ * asap_prepage_file() marks them), then the faults @log[0..@n) in order,
+ * then the sweep with @mapped[p] saying whether the app maps page p.
+ */
+static void file_window(struct table *t, const unsigned int *log,
+			unsigned int n, const bool *prepaged,
+			const bool *mapped)
+{
+	unsigned long nv = 0;
+	enum asap_use use;
+	enum asap_act act;
+	bool profiling, end;
+	unsigned int i, p;
+
+	profiling = asap_file_phase(t->profiled, N_PROFILE, &end);
+	for (p = 0; p < NP && prepaged; p++)
+		if (prepaged[p] && t->present[p])
+			t->val[p] |= ASAP_E_PREPAGED;
+	for (i = 0; i < n; i++) {
+		p = log[i];
+		t->faults++;
+		act = asap_file_fault(t->present[p], t->val[p], profiling, i,
+				      &nv);
+		apply(t, p, act, nv);
+	}
+	if (profiling)
+		t->profiled++;
+	for (p = 0; p < NP; p++) {
+		if (!t->present[p])
+			continue;
+		act = asap_file_sweep(t->val[p], mapped && mapped[p],
+				      profiling, end, M_MIN, &nv, &use);
+		count_use(t, use);
+		apply(t, p, act, nv);
+	}
+}
+
+/*
+ * One anon window: workers' swap-ins of @prepaged pages, the app's
+ * faults @log[0..@n), the accessed bits @young of table and prepaged
+ * pages, then the sweep.
+ */
+static void anon_window(struct table *t, const unsigned int *log,
+			unsigned int n, const bool *prepaged,
+			const bool *young)
+{
+	unsigned long nv = 0;
+	enum asap_use use;
+	enum asap_act act;
+	unsigned int i, p;
+
+	for (p = 0; p < NP && prepaged; p++) {
+		if (!prepaged[p])
+			continue;
+		act = asap_anon_fault(t->present[p], t->val[p], true, TIMEOUT,
+				      0, &nv);
+		apply(t, p, act, nv);
+	}
+	for (i = 0; i < n; i++) {
+		p = log[i];
+		act = asap_anon_fault(t->present[p], t->val[p], false, TIMEOUT,
+				      i, &nv);
+		if (act != ASAP_ACT_NONE)
+			t->faults++;
+		apply(t, p, act, nv);
+	}
+	for (p = 0; p < NP && young; p++)
+		if (young[p] && t->present[p] && asap_anon_young(t->val[p]))
+			t->val[p] |= ASAP_E_USED;
+	for (p = 0; p < NP; p++) {
+		if (!t->present[p])
+			continue;
+		act = asap_anon_sweep(t->val[p], TIMEOUT, &nv, &use);
+		count_use(t, use);
+		apply(t, p, act, nv);
+	}
+}
+
+static bool in_table(const struct table *t, unsigned int p)
+{
+	return t->present[p] && (t->val[p] & ASAP_E_TABLE);
+}
+
+static unsigned int table_pages(const struct table *t)
+{
+	unsigned int p, n = 0;
+
+	for (p = 0; p < NP; p++)
+		n += in_table(t, p);
+	return n;
+}
+
+static unsigned long count_of(const struct table *t, unsigned int p)
+{
+	return FIELD_GET(ASAP_E_COUNT, t->val[p]);
+}
+
+static unsigned int seed;
+
+/* ---- file estimator: the offline profile ---- */
+
+static void file_phase_profile_ends_at_window_n(void **state)
+{
+	bool end;
+	unsigned int w;
+
+	(void)state;
+	for (w = 0; w < N_PROFILE; w++) {
+		if (!asap_file_phase(w, N_PROFILE, &end))
+			fail_msg("window %u of %u: expected profiling", w + 1,
+				 N_PROFILE);
+		if (end != (w == N_PROFILE - 1))
+			fail_msg("window %u of %u: expected profile_end=%d, got %d",
+				 w + 1, N_PROFILE, w == N_PROFILE - 1, end);
+	}
+	if (asap_file_phase(N_PROFILE, N_PROFILE, &end) || end)
+		fail_msg("window %u: expected the profile over", N_PROFILE + 1);
+}
+
+/*
+ * Page p (0..10) is seen in the first p windows of the profile: pages seen
+ * in >= 8 of the 10 become candidates (in the table) at the end of the
+ * 10th window, the others are dropped; no page is in the table before.
+ */
+static void file_seen_in_m_of_n_windows_become_candidates(void **state)
+{
+	struct table t = { 0 };
+	unsigned int log[NP], n, w, p;
+
+	(void)state;
+	for (w = 0; w < N_PROFILE; w++) {
+		n = 0;
+		for (p = w + 1; p <= N_PROFILE; p++)
+			log[n++] = p;
+		file_window(&t, log, n, NULL, NULL);
+		if (w < N_PROFILE - 1 && table_pages(&t))
+			fail_msg("after window %u: expected no table page before the profile ends, got %u",
+				 w + 1, table_pages(&t));
+	}
+	for (p = 0; p <= N_PROFILE; p++) {
+		bool want = p >= M_MIN;
+
+		if (in_table(&t, p) != want || t.present[p] != want)
+			fail_msg("page seen in %u of %u windows: expected %s, got present=%d table=%d",
+				 p, N_PROFILE, want ? "a candidate" : "dropped",
+				 t.present[p], in_table(&t, p));
+	}
+	assert_int_equal(table_pages(&t), N_PROFILE - M_MIN + 1);
+}
+
+/* Which windows does not matter, only how many: first 8, last 8, spread. */
+static void file_candidate_any_m_windows(void **state)
+{
+	static const unsigned int pattern[3][N_PROFILE] = {
+		{ 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+		{ 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 },
+		{ 1, 0, 1, 1, 1, 0, 1, 1, 1, 1 },
+	};
+	struct table t = { 0 };
+	unsigned int log[3], n, w, k;
+
+	(void)state;
+	for (w = 0; w < N_PROFILE; w++) {
+		n = 0;
+		for (k = 0; k < 3; k++)
+			if (pattern[k][w])
+				log[n++] = 20 + k;
+		file_window(&t, log, n, NULL, NULL);
+	}
+	for (k = 0; k < 3; k++)
+		if (!in_table(&t, 20 + k))
+			fail_msg("pattern %u (8 of 10 windows): expected a candidate", k);
+}
+
+/* Several faults on a page in one window count as one window. */
+static void file_page_counts_once_per_window(void **state)
+{
+	unsigned int log[] = { 5, 5, 5, 6, 5 };
+	struct table t = { 0 };
+	unsigned int w;
+
+	(void)state;
+	file_window(&t, log, 5, NULL, NULL);
+	assert_int_equal(count_of(&t, 5), 1);
+	assert_int_equal(count_of(&t, 6), 1);
+	/* Page 5 in 7 windows, 5 faults each: 7 < 8, dropped. */
+	for (w = 1; w < N_PROFILE; w++)
+		file_window(&t, w < 7 ? log : NULL, w < 7 ? 5 : 0, NULL, NULL);
+	if (t.present[5])
+		fail_msg("page faulted 35 times in 7 windows: expected dropped (count %lu)",
+			 count_of(&t, 5));
+}
+
+/* The first fault of a window sets the page's first-use order. */
+static void file_first_use_is_first_fault(void **state)
+{
+	unsigned long nv = 0, v;
+
+	(void)state;
+	assert_int_equal(asap_file_fault(false, 0, true, 7, &nv), ASAP_ACT_ADD);
+	assert_int_equal(FIELD_GET(ASAP_E_FIRST, nv), 7);
+	v = nv;
+	assert_int_equal(asap_file_fault(true, v, true, 9, &nv), ASAP_ACT_NONE);
+	/* Next window (SEEN cleared by the sweep): a new order. */
+	v &= ~ASAP_E_SEEN;
+	assert_int_equal(asap_file_fault(true, v, false, 3, &nv), ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_FIRST, nv), 3);
+}
+
+/* After the profile no page is learned: faults on unknown pages are not. */
+static void file_no_new_pages_after_profile(void **state)
+{
+	unsigned int log[] = { 1 }, other[] = { 2 }, w;
+	struct table t = { 0 };
+
+	(void)state;
+	for (w = 0; w < N_PROFILE; w++)
+		file_window(&t, log, 1, NULL, NULL);
+	for (w = 0; w < 20; w++)
+		file_window(&t, other, 1, NULL, NULL);
+	if (t.present[2])
+		fail_msg("page first faulted after the profile: expected not learned");
+	assert_true(in_table(&t, 1));
+}
+
+/* The count saturates instead of wrapping into the table bit. */
+static void file_count_saturates(void **state)
+{
+	unsigned long v = FIELD_PREP(ASAP_E_COUNT, ASAP_E_COUNT_MAX) |
+			  ASAP_E_SEEN, nv = 0;
+	enum asap_use use;
+
+	(void)state;
+	assert_int_equal(asap_file_sweep(v, false, true, false, M_MIN, &nv,
+					 &use), ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), ASAP_E_COUNT_MAX);
+	assert_false(nv & ASAP_E_TABLE);
+}
+
+/*
+ * After the profile: a prepaged page the app did not map leaves the
+ * table (unused), a mapped one stays (hit); a page not prepaged (already
+ * resident) stays; the evicted candidate faulted again re-enters.
+ */
+static void file_unused_prepaged_evicted_and_reenters(void **state)
+{
+	unsigned int log[] = { 1, 2, 3 };
+	bool prepaged[NP] = { 0 }, mapped[NP] = { 0 };
+	struct table t = { 0 };
+	unsigned int w;
+
+	(void)state;
+	for (w = 0; w < N_PROFILE; w++)
+		file_window(&t, log, 3, NULL, NULL);
+	assert_int_equal(table_pages(&t), 3);
+
+	prepaged[1] = prepaged[2] = true;
+	mapped[1] = true;
+	file_window(&t, NULL, 0, prepaged, mapped);
+	assert_true(in_table(&t, 1));
+	if (in_table(&t, 2))
+		fail_msg("prepaged page not used in the window: expected evicted from the table");
+	assert_true(t.present[2]);	/* still a candidate */
+	assert_true(in_table(&t, 3));	/* not prepaged: not judged */
+	assert_int_equal(t.hits, 1);
+	assert_int_equal(t.unused, 1);
+
+	/* Not in the table: not prepaged, and the app faults it. */
+	file_window(&t, &log[1], 1, NULL, NULL);
+	if (!in_table(&t, 2))
+		fail_msg("evicted candidate faulted again: expected back in the table");
+}
+
+/* Gap pages of a merged extent are read, counted, and never learned. */
+static void file_gap_pages_dropped(void **state)
+{
+	unsigned long nv = 0;
+	enum asap_use use;
+
+	(void)state;
+	assert_int_equal(asap_file_sweep(ASAP_E_GAP | ASAP_E_PREPAGED, true,
+					 false, false, M_MIN, &nv, &use),
+			 ASAP_ACT_DEL);
+	assert_int_equal(use, ASAP_USE_HIT);
+	assert_int_equal(asap_file_sweep(ASAP_E_GAP | ASAP_E_PREPAGED, false,
+					 false, false, M_MIN, &nv, &use),
+			 ASAP_ACT_DEL);
+	assert_int_equal(use, ASAP_USE_UNUSED);
+}
+
+/*
+ * Random footprints over the profile: the candidates are exactly the pages
+ * seen in at least M of the N windows.
+ */
+static void file_random_profiles_match_counts(void **state)
+{
+	unsigned int round, w, p, n, k, log[2 * NP], seen[NP];
+	struct table t;
+
+	(void)state;
+	srand(seed);
+	for (round = 0; round < 200; round++) {
+		memset(&t, 0, sizeof(t));
+		memset(seen, 0, sizeof(seen));
+		for (w = 0; w < N_PROFILE; w++) {
+			n = 0;
+			/* Page p is seen with probability p / NP. */
+			for (p = 0; p < NP; p++) {
+				if ((unsigned int)rand() % NP < p) {
+					log[n++] = p;
+					seen[p]++;
+				}
+			}
+			/* Repeats (a folio added again): no extra window. */
+			for (k = n; k > 0 && n < 2 * NP; k--)
+				if (rand() % 3 == 0)
+					log[n++] = log[(unsigned int)rand() % k];
+			file_window(&t, log, n, NULL, NULL);
+		}
+		for (p = 0; p < NP; p++) {
+			bool want = seen[p] >= M_MIN;
+
+			if (t.present[p] != want || in_table(&t, p) != want)
+				fail_msg("seed %u round %u: page seen in %u of %u windows: expected %s, got present=%d table=%d",
+					 seed, round, seen[p], N_PROFILE,
+					 want ? "a candidate" : "dropped",
+					 t.present[p], in_table(&t, p));
+		}
+	}
+}
+
+/* ---- extents ---- */
+
+struct ext {
+	unsigned long start, nr;
+	u32 first;
+};
+
+/* Extents of the table pages @pages[0..@n) (sorted), as asap_ext_build(). */
+static unsigned int build(const unsigned long *pages, const u32 *first,
+			  unsigned int n, unsigned long merge,
+			  unsigned long max, struct ext *out)
+{
+	struct asap_ext_run run = { 0 }, o;
+	unsigned int i, k = 0;
+	unsigned long v;
+
+	for (i = 0; i < n; i++) {
+		v = ASAP_E_TABLE |
+		    FIELD_PREP(ASAP_E_FIRST, first ? first[i] : i);
+		if (asap_ext_feed(&run, pages[i], v, merge, max, &o)) {
+			out[k].start = o.start;
+			out[k].nr = o.end - o.start;
+			out[k++].first = o.first;
+		}
+	}
+	if (asap_ext_end(&run, &o)) {
+		out[k].start = o.start;
+		out[k].nr = o.end - o.start;
+		out[k++].first = o.first;
+	}
+	return k;
+}
+
+#define EXPECT_EXT(e, s, n) do {					\
+	if ((e).start != (s) || (e).nr != (n))				\
+		fail_msg("expected extent %lu+%lu, got %lu+%lu",	\
+			 (unsigned long)(s), (unsigned long)(n),	\
+			 (e).start, (e).nr);				\
+} while (0)
+
+/* 15 pages between two file pages: one extent; 16 between: two. */
+static void ext_closer_than_16_pages_merge(void **state)
+{
+	unsigned long a[] = { 100, 116 }, b[] = { 100, 117 };
+	struct ext e[4];
+
+	(void)state;
+	assert_int_equal(build(a, NULL, 2, MERGE, 256, e), 1);
+	EXPECT_EXT(e[0], 100, 17);
+	assert_int_equal(build(b, NULL, 2, MERGE, 256, e), 2);
+	EXPECT_EXT(e[0], 100, 1);
+	EXPECT_EXT(e[1], 117, 1);
+}
+
+/* Anon (merge 0): adjacent pages join, a one-page hole splits. */
+static void ext_anon_adjacent_only(void **state)
+{
+	unsigned long a[] = { 7, 8, 9, 11 };
+	struct ext e[4];
+
+	(void)state;
+	assert_int_equal(build(a, NULL, 4, 0, 256, e), 2);
+	EXPECT_EXT(e[0], 7, 3);
+	EXPECT_EXT(e[1], 11, 1);
+}
+
+/* Candidates not in the table are not prepaged and do not break merges. */
+static void ext_skips_candidates(void **state)
+{
+	struct asap_ext_run run = { 0 }, o;
+
+	(void)state;
+	assert_false(asap_ext_feed(&run, 1, ASAP_E_TABLE, MERGE, 256, &o));
+	assert_false(asap_ext_feed(&run, 2, ASAP_E_SEEN, MERGE, 256, &o));
+	assert_false(asap_ext_feed(&run, 40, 0, MERGE, 256, &o));
+	assert_false(asap_ext_feed(&run, 5, ASAP_E_TABLE, MERGE, 256, &o));
+	assert_true(asap_ext_end(&run, &o));
+	assert_int_equal(o.start, 1);
+	assert_int_equal(o.end, 6);
+	assert_false(asap_ext_end(&run, &o));
+}
+
+/* A long run is cut at max pages; the first use is the earliest one. */
+static void ext_split_at_max_and_first_use(void **state)
+{
+	unsigned long pages[600];
+	u32 first[600];
+	struct ext e[4];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 600; i++) {
+		pages[i] = 1000 + i;
+		first[i] = 900 - i;
+	}
+	assert_int_equal(build(pages, first, 600, MERGE, 256, e), 3);
+	EXPECT_EXT(e[0], 1000, 256);
+	EXPECT_EXT(e[1], 1256, 256);
+	EXPECT_EXT(e[2], 1512, 88);
+	assert_int_equal(e[0].first, 900 - 255);
+	assert_int_equal(e[2].first, 900 - 599);
+}
+
+/* ---- anonymous estimator ---- */
+
+/* A new fault makes a candidate (not in the table) with a full timeout. */
+static void anon_new_fault_makes_candidate(void **state)
+{
+	unsigned int log[] = { 3 };
+	struct table t = { 0 };
+
+	(void)state;
+	anon_window(&t, log, 1, NULL, NULL);
+	assert_true(t.present[3]);
+	if (in_table(&t, 3))
+		fail_msg("page faulted in one window: expected a candidate, not in the table");
+	assert_int_equal(count_of(&t, 3), TIMEOUT);
+	assert_false(t.val[3] & (ASAP_E_NEW | ASAP_E_SEEN));
+	assert_int_equal(t.faults, 1);
+}
+
+/* Faulted again in the same window (a retried fault): not promoted. */
+static void anon_refault_same_window_not_promoted(void **state)
+{
+	unsigned int log[] = { 3, 3, 3 };
+	struct table t = { 0 };
+
+	(void)state;
+	anon_window(&t, log, 3, NULL, NULL);
+	assert_false(in_table(&t, 3));
+	assert_int_equal(t.faults, 1);
+}
+
+/* A candidate faulted again in a later window is promoted. */
+static void anon_candidate_accessed_again_promoted(void **state)
+{
+	unsigned int log[] = { 3 };
+	struct table t = { 0 };
+
+	(void)state;
+	anon_window(&t, log, 1, NULL, NULL);
+	anon_window(&t, NULL, 0, NULL, NULL);
+	anon_window(&t, log, 1, NULL, NULL);
+	if (!in_table(&t, 3))
+		fail_msg("candidate faulted again two windows later: expected promoted");
+	assert_int_equal(count_of(&t, 3), TIMEOUT);
+}
+
+/*
+ * The timeout goes down by one per window without access and the entry is
+ * dropped after exactly TIMEOUT such windows; an access resets it.
+ */
+static void anon_timeout_decrements_and_expires(void **state)
+{
+	unsigned int log[] = { 3 }, w;
+	struct table t = { 0 };
+
+	(void)state;
+	anon_window(&t, log, 1, NULL, NULL);
+	for (w = 1; w < TIMEOUT; w++) {
+		anon_window(&t, NULL, 0, NULL, NULL);
+		if (!t.present[3] || count_of(&t, 3) != TIMEOUT - w)
+			fail_msg("after %u windows without access: expected timeout %u, got present=%d timeout %lu",
+				 w, TIMEOUT - w, t.present[3], count_of(&t, 3));
+	}
+	anon_window(&t, log, 1, NULL, NULL);
+	assert_int_equal(count_of(&t, 3), TIMEOUT);
+	for (w = 1; w <= TIMEOUT; w++)
+		anon_window(&t, NULL, 0, NULL, NULL);
+	if (t.present[3])
+		fail_msg("%u windows without access: expected dropped, timeout %lu",
+			 TIMEOUT, count_of(&t, 3));
+}
+
+/*
+ * Prepaged table pages: one the app accessed (accessed bit) is a hit and
+ * its timeout is reset; one it did not is unused and ages; a worker's
+ * swap-in never adds a page and counts once per window.
+ */
+static void anon_prepaged_hits_and_ageing(void **state)
+{
+	unsigned int log[] = { 3, 4 };
+	bool prepaged[NP] = { 0 }, young[NP] = { 0 };
+	struct table t = { 0 };
+	unsigned long nv = 0;
+
+	(void)state;
+	anon_window(&t, log, 2, NULL, NULL);
+	anon_window(&t, log, 2, NULL, NULL);
+	assert_true(in_table(&t, 3) && in_table(&t, 4));
+
+	prepaged[3] = prepaged[4] = prepaged[9] = true;
+	young[3] = true;
+	anon_window(&t, NULL, 0, prepaged, young);
+	assert_false(t.present[9]);
+	assert_int_equal(t.hits, 1);
+	assert_int_equal(t.unused, 1);
+	assert_int_equal(count_of(&t, 3), TIMEOUT);
+	assert_int_equal(count_of(&t, 4), TIMEOUT - 1);
+	assert_true(in_table(&t, 4));
+
+	assert_int_equal(asap_anon_fault(true, t.val[3] | ASAP_E_PREPAGED,
+					 true, TIMEOUT, 0, &nv), ASAP_ACT_NONE);
+}
+
+/* The accessed bit is looked at for table and prepaged pages only. */
+static void anon_young_only_table_or_prepaged(void **state)
+{
+	unsigned int log[] = { 3 };
+	bool young[NP] = { 0 };
+	struct table t = { 0 };
+	unsigned int w;
+
+	(void)state;
+	assert_false(asap_anon_young(ASAP_E_SEEN | ASAP_E_NEW));
+	assert_true(asap_anon_young(ASAP_E_TABLE));
+	assert_true(asap_anon_young(ASAP_E_PREPAGED));
+	/* A candidate with its accessed bit set still expires. */
+	anon_window(&t, log, 1, NULL, NULL);
+	young[3] = true;
+	for (w = 0; w < TIMEOUT; w++)
+		anon_window(&t, NULL, 0, NULL, young);
+	assert_false(t.present[3]);
+}
+
+/*
+ * Random access patterns, against the rules in plain counts: a page has an
+ * entry iff it was faulted and faulted again less than TIMEOUT windows ago
+ * (no prepaging here); it is in the table iff it was faulted in two
+ * windows of the entry's life.
+ */
+static void anon_random_patterns_match_rules(void **state)
+{
+	unsigned int round, w, p, n, log[2 * NP];
+	unsigned int since[NP], windows[NP];
+	bool alive[NP];
+	struct table t;
+
+	(void)state;
+	srand(seed + 1);
+	for (round = 0; round < 200; round++) {
+		memset(&t, 0, sizeof(t));
+		memset(alive, 0, sizeof(alive));
+		for (w = 0; w < 30; w++) {
+			n = 0;
+			for (p = 0; p < NP; p++) {
+				if ((unsigned int)rand() % NP >= p)
+					continue;
+				log[n++] = p;
+				if (rand() % 4 == 0)
+					log[n++] = p;	/* a retried fault */
+			}
+			anon_window(&t, log, n, NULL, NULL);
+			for (p = 0; p < NP; p++) {
+				bool hit = false;
+				unsigned int i;
+
+				for (i = 0; i < n; i++)
+					hit |= log[i] == p;
+				if (hit) {
+					windows[p] = alive[p] ? windows[p] + 1 : 1;
+					since[p] = 0;
+					alive[p] = true;
+				} else if (alive[p] && ++since[p] >= TIMEOUT) {
+					alive[p] = false;
+				}
+				if (t.present[p] != alive[p] ||
+				    (alive[p] && in_table(&t, p) != (windows[p] >= 2)))
+					fail_msg("seed %u round %u window %u page %u: expected present=%d table=%d, got %d %d",
+						 seed, round, w, p, alive[p],
+						 alive[p] && windows[p] >= 2,
+						 t.present[p], in_table(&t, p));
+			}
+		}
+	}
+}
+
+/* ---- saved profiles ---- */
+
+/* Save a table into runs, load the runs into an empty one: the same. */
+static void prof_round_trip_keeps_count_and_table(void **state)
+{
+	struct asap_profile_run run = { 0 }, out, runs[NP];
+	struct table t = { 0 }, u = { 0 };
+	unsigned int p, n = 0, i;
+	unsigned long idx;
+
+	(void)state;
+	srand(seed + 2);
+	for (p = 0; p < NP; p++) {
+		if (rand() % 3 == 0)
+			continue;
+		t.present[p] = true;
+		t.val[p] = FIELD_PREP(ASAP_E_COUNT, rand() % 3 + 1) |
+			   (rand() % 2 ? ASAP_E_TABLE : 0) |
+			   (rand() % 2 ? ASAP_E_SEEN : 0) |
+			   FIELD_PREP(ASAP_E_FIRST, rand() % 100);
+	}
+	t.present[NP - 1] = true;
+	t.val[NP - 1] = ASAP_E_GAP | ASAP_E_PREPAGED;
+	for (p = 0; p < NP; p++)
+		if (t.present[p] && asap_prof_feed(&run, p, t.val[p], &out))
+			runs[n++] = out;
+	if (asap_prof_end(&run, &out))
+		runs[n++] = out;
+	assert_false(asap_prof_end(&run, &out));
+	for (i = 0; i < n; i++) {
+		assert_null(asap_prof_check(&runs[i], runs[i].start, false, NP));
+		for (idx = runs[i].start; idx < runs[i].start + runs[i].nr;
+		     idx++) {
+			assert_false(u.present[idx]);
+			u.present[idx] = true;
+			u.val[idx] = asap_prof_val(&runs[i], false, TIMEOUT);
+		}
+	}
+	for (p = 0; p < NP - 1; p++)
+		if (u.present[p] != t.present[p] ||
+		    u.val[p] != (t.val[p] & ASAP_E_SAVED))
+			fail_msg("seed %u page %u: saved %d/%#lx, loaded %d/%#lx",
+				 seed + 2, p, t.present[p],
+				 t.val[p] & ASAP_E_SAVED, u.present[p], u.val[p]);
+	if (u.present[NP - 1])
+		fail_msg("a gap page was saved");
+}
+
+/* Adjacent pages in the same state make one run; a hole or a change splits. */
+static void prof_runs_merge_same_state(void **state)
+{
+	struct asap_profile_run run = { 0 }, out;
+	unsigned long tv = ASAP_E_TABLE | FIELD_PREP(ASAP_E_COUNT, 2);
+
+	(void)state;
+	assert_false(asap_prof_feed(&run, 10, tv, &out));
+	assert_false(asap_prof_feed(&run, 11, tv | ASAP_E_SEEN, &out));
+	assert_true(asap_prof_feed(&run, 12, FIELD_PREP(ASAP_E_COUNT, 2), &out));
+	assert_int_equal(out.start, 10);
+	assert_int_equal(out.nr, 2);
+	assert_int_equal(out.count, 2);
+	assert_int_equal(out.flags, ASAP_PROFILE_F_TABLE);
+	assert_true(asap_prof_feed(&run, 14, FIELD_PREP(ASAP_E_COUNT, 2), &out));
+	assert_int_equal(out.start, 12);
+	assert_int_equal(out.nr, 1);
+	assert_int_equal(out.flags, 0);
+}
+
+/* Runs a loader must refuse, and an anon timeout above the parameter. */
+static void prof_check_refuses_bad_runs(void **state)
+{
+	struct asap_profile_run ok = { .start = 5, .nr = 3, .count = 9,
+				       .flags = ASAP_PROFILE_F_TABLE };
+	struct asap_profile_run r;
+
+	(void)state;
+	assert_null(asap_prof_check(&ok, 5, true, 8));
+	r = ok;
+	r.reserved = 1;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	r = ok;
+	r.flags = 2;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	r = ok;
+	r.nr = 0;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	r = ok;
+	r.count = 0;
+	assert_non_null(asap_prof_check(&r, 5, true, 100));
+	assert_null(asap_prof_check(&r, 5, false, 100));
+	/* Ends past the end, by one page; starts past it; wraps around. */
+	assert_non_null(asap_prof_check(&ok, 6, true, 8));
+	assert_non_null(asap_prof_check(&ok, 9, true, 8));
+	r = ok;
+	r.nr = UINT32_MAX;
+	assert_non_null(asap_prof_check(&r, UINT64_MAX - 2, true, UINT64_MAX));
+	/* Anon timeouts load at most as anon_timeout; file counts as saved. */
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, asap_prof_val(&ok, true, TIMEOUT)),
+			 TIMEOUT);
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, asap_prof_val(&ok, false, TIMEOUT)),
+			 9);
+	assert_true(asap_prof_val(&ok, true, TIMEOUT) & ASAP_E_TABLE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(file_phase_profile_ends_at_window_n),
+		cmocka_unit_test(file_seen_in_m_of_n_windows_become_candidates),
+		cmocka_unit_test(file_candidate_any_m_windows),
+		cmocka_unit_test(file_page_counts_once_per_window),
+		cmocka_unit_test(file_first_use_is_first_fault),
+		cmocka_unit_test(file_no_new_pages_after_profile),
+		cmocka_unit_test(file_count_saturates),
+		cmocka_unit_test(file_unused_prepaged_evicted_and_reenters),
+		cmocka_unit_test(file_gap_pages_dropped),
+		cmocka_unit_test(file_random_profiles_match_counts),
+		cmocka_unit_test(ext_closer_than_16_pages_merge),
+		cmocka_unit_test(ext_anon_adjacent_only),
+		cmocka_unit_test(ext_skips_candidates),
+		cmocka_unit_test(ext_split_at_max_and_first_use),
+		cmocka_unit_test(anon_new_fault_makes_candidate),
+		cmocka_unit_test(anon_refault_same_window_not_promoted),
+		cmocka_unit_test(anon_candidate_accessed_again_promoted),
+		cmocka_unit_test(anon_timeout_decrements_and_expires),
+		cmocka_unit_test(anon_prepaged_hits_and_ageing),
+		cmocka_unit_test(anon_young_only_table_or_prepaged),
+		cmocka_unit_test(anon_random_patterns_match_rules),
+		cmocka_unit_test(prof_round_trip_keeps_count_and_table),
+		cmocka_unit_test(prof_runs_merge_same_state),
+		cmocka_unit_test(prof_check_refuses_bad_runs),
+	};
+	const char *s = getenv("ASAP_TEST_SEED");
+
+	seed = s ? (unsigned int)strtoul(s, NULL, 0) : 20211;
+	printf("asap rules: seed %u (ASAP_TEST_SEED=%u replays)\n", seed, seed);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
