@@ -236,10 +236,14 @@ def chart(b, png, kver):
                     f.write("%d %.4f %s\n" % (level, p["bg_mib_s"] or 0,
                                               "%.4f" % ratio if ratio else "?"))
             width = 3 if m == "fb" else 1.5
-            bg_plots.append("'%s' using 1:2 with linespoints lw %s title '%s'" %
-                            (dat, width, label(m, s)))
-            p99_plots.append("'%s' using 1:3 with linespoints lw %s title '%s'" %
-                             (dat, width, label(m, s)))
+            if m == "again":
+                p99_plots.append("'%s' using 1:3 with linespoints lw 1.5 dt 2 lc rgb 'gray40' "
+                                 "title '%s'" % (dat, label(m, s)))
+                continue
+            bg_plots.append("'%s' using 1:2 with linespoints lw %s lc %d title '%s'" %
+                            (dat, width, i + 1, label(m, s)))
+            p99_plots.append("'%s' using 1:3 with linespoints lw %s lc %d title '%s'" %
+                             (dat, width, i + 1, label(m, s)))
         seq = b.seq_mib_s() or 0
         ok = gnuplot("""
 set terminal pngcairo size 1100,900 font ',10'
@@ -258,7 +262,7 @@ unset arrow 1
 unset label 1
 set ylabel "foreground p99 latency / alone (log)"
 set logscale y
-set yrange [0.8:*]
+set yrange [0.4:*]
 set arrow 2 from -2,1.02 to 102,1.02 nohead dt 2 lc rgb 'red'
 set label 2 "target: +2%%" at 2,1.02 offset 0,0.7 tc rgb 'red'
 plot %s
