@@ -34,6 +34,7 @@ help:
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
 	@echo "make unit | checkpatch | sparse | dkms-check | install-check   the parts of make check"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
+	@echo "make bench-asap    ASAP app switches under memory pressure, every mode in one VM (bench-asap-quick: short)"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
 
@@ -188,3 +189,4 @@ clean:
 	-$(MAKE) -C tests/unit clean
 -include bench/sqlite/sqlite.mk
 -include bench/fio/bench.mk
+-include bench/switch/bench.mk
