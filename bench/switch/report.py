@@ -309,7 +309,55 @@ def markdown(run, a, csv_path, spath):
     lines.append("")
     lines.append("Eviction check: at most %d pages of an app were still resident after its "
                  "eviction (process_madvise MADV_PAGEOUT + fadvise DONTNEED)." % left)
+    lines.append("")
+    lines.append(METHOD)
     return "\n".join(lines) + "\n"
+
+
+METHOD = """## How it is measured
+
+    make bench-asap [KVER=<kver>]      # the table above: every mode, 8 apps, one VM boot
+    make bench-asap-quick              # 3 apps, 3 profile switches, 2 rounds: build/bench-asap/
+    make bench-asap ASAP_BENCH_ARGS="--modes demand,asap --apps 4 --lead-ms 50"
+
+`bench/switch/run-bench.py --help` lists the knobs; `switchbench --help` (the guest
+program, bench/switch/switchbench.c) the workload's.
+
+- **VM** (bench/switch/switch-bench.sh): 384 MB RAM, 2 vCPUs (TCG), 256 MB zram swap,
+  the apps' files on ext4 on a virtio disk, cgroup v2 with `top-app` and `bg`.
+- **Apps**: switchbench forks N apps. App i has an anonymous region (8-16 MB, spread over
+  the apps) filled with data that compresses about 2:1, and a file of 4-8 MB mapped
+  read-only (MAP_SHARED). Both are cut into 16-page chunks; 60% of the chunks are used at
+  every switch, 15% more (of the region) are drawn anew at every switch from the other
+  40% by a hash of (app, chunk, round index): the footprint is 75% of each region, 80% of
+  it stable and 20% varying, and every mode sees the same footprints in the same rounds.
+  The app reads one word of every page of its footprint, anonymous and file chunks
+  interleaved, and checks the pattern it wrote (a wrong page fails the run).
+- **Switch**: the launcher (switchbench) leaves `top-app`, the app's pid is written into
+  `top-app/cgroup.procs` (as Android's top-app move; asap-prefetch.ko's `fg_cgroup`
+  trigger), the app touches its footprint and answers. **Switch time** = from just
+  before the cgroup write until the answer. The app then stays in front 100 ms (dwell),
+  the launcher comes back to `top-app` (the app's switch window closes), and the app is
+  pushed out.
+- **Memory pressure**, made reproducible (DESIGN.md section 9: a memory hog evicts
+  0.2-106 MB per round): process_madvise(MADV_PAGEOUT) on both of the app's regions and
+  POSIX_FADV_DONTNEED on its file, right after its turn; every app is evicted in full
+  before it comes back (the eviction check above).
+- **Modes**, in this order in one boot, each with fresh apps: ideal (never evicted),
+  demand, pc0 (vm.page-cluster 0), novma (vma swap readahead off), peer (at the switch
+  two threads ask for everything the app touched at its previous switch:
+  process_madvise(MADV_WILLNEED) on the anonymous chunks, POSIX_FADV_WILLNEED on the
+  file chunks, in parallel with the app), asap (asap-prefetch.ko loaded with
+  `window_ms=0 fg_cgroup=/top-app`, `profile_switches` warm-up rounds per app first).
+  Measured rounds are the same round indices in every mode; non-asap modes run one
+  warm-up round (the peer needs a previous switch).
+- **CPU and disk**: /proc/stat busy ticks (all CPUs, minus idle and iowait) and sectors
+  read of the ext4 disk and of zram0, from the switch event to the end of the dwell, so
+  prepaging that runs past the app's touch is counted.
+- zram is a synchronous swap device: a swap-in of a page mapped once skips the swap
+  cache and readahead (do_swap_page), so page-cluster and vma readahead are expected to
+  change little here; on a real flash swap device they would.
+"""
 
 
 def gnuplot(script):
@@ -387,7 +435,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--events", required=True)
     ap.add_argument("--kver", required=True)
     ap.add_argument("--cmd", default="make bench-asap")

@@ -45,7 +45,8 @@ def modes(s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kver", required=True, help="guest kernel, e.g. 6.12.117+deb12-amd64")
     ap.add_argument("--modes", type=modes, default=",".join(MODES))
     ap.add_argument("--apps", type=int, default=8, help="apps switched round robin")
