@@ -147,6 +147,33 @@ class Run:
         return out
 
 
+def prefetch_cost(run):
+    """What the prefetchers spent: asap's worker time (prepage_ns), the peer's
+    threads' time, per switch and per page brought in / asked for."""
+    out = []
+    for m in run.modes:
+        if m == "peer":
+            rows = [s for s in run.of(m) if "peer_anon_us" in s]
+            if not rows:
+                continue
+            us = sum(s["peer_anon_us"] + s["peer_file_us"] for s in rows)
+            pages = sum(s["peer_anon_asked"] + s["peer_file_asked"] for s in rows)
+            out.append("peer threads %.0f ms per switch, %.0f us per page asked for" %
+                       (us / 1000.0 / len(rows), us / pages if pages else 0))
+        elif any(lbl == m for lbl, _ in run.asap):
+            ns = sum(st.get("prepage_ns", 0) for (lbl, _), st in run.asap.items() if lbl == m)
+            sw = sum(st.get("switches", 0) for (lbl, _), st in run.asap.items() if lbl == m)
+            pages = sum(st.get("anon_prepaged_pages", 0) + st.get("file_prepaged_pages", 0)
+                        for (lbl, _), st in run.asap.items() if lbl == m)
+            rb = sum(st.get("prepage_read_bytes", 0) for (lbl, _), st in run.asap.items()
+                     if lbl == m)
+            out.append("%s workers %.0f ms per switch (prepage_ns, all workers), %.0f us per "
+                       "prepaged page, %.1f MB read per switch (prepage_read_bytes)" %
+                       (m, ns / 1e6 / sw if sw else 0, ns / 1e3 / pages if pages else 0,
+                        rb / float(1 << 20) / sw if sw else 0))
+    return out
+
+
 def summary_rows(run):
     """One row per (mode, app) and per mode ("avg")."""
     rows = []
@@ -267,6 +294,10 @@ def markdown(run, a, csv_path, spath):
             fmt(disk[m], 2), fmt(swap[m], 2), fmt(run.avg(m, "majflt"), 0),
             "-" if m == "ideal" else "%s / %s" % (fmt(ea, 0), fmt(ef, 0))))
     lines.append("")
+    cost = prefetch_cost(run)
+    if cost:
+        lines.append("Prefetch work: " + "; ".join(cost) + ".")
+        lines.append("")
     lines.append("CPU busy ms: busy time of all CPUs (/proc/stat, 10 ms ticks) from the "
                  "switch event until the end of the app's %s ms in front; read MB over the "
                  "same span (/sys/block/<dev>/stat). \"read, unused\": pages of the app "
@@ -424,7 +455,8 @@ plot %s
 set size 0.32,0.93
 set origin 0.68,0
 set ylabel 'percent'
-set yrange [0:105]
+set yrange [0:120]
+set key top right
 set xtics rotate by -30
 %s
 unset multiplot

@@ -746,6 +746,7 @@ static void do_switch(struct app *a, int round, bool measured)
 	struct sample s0, s1, s2;
 	struct reply t, st, ev;
 	long asked[NR_KINDS], hits[NR_KINDS];
+	long long peer_ns[NR_KINDS] = { 0, 0 };
 	int prev = a->last_round;
 
 	sample(&s0);
@@ -757,8 +758,11 @@ static void do_switch(struct app *a, int round, bool measured)
 		sleep_ms(o.lead_ms);
 	app_call(a, OP_TOUCH, round, &t);
 	sample(&s1);
-	if (o.mode == MODE_PEER && prev >= 0)
+	if (o.mode == MODE_PEER && prev >= 0) {
 		peer_wait();
+		peer_ns[K_ANON] = peer.ns[K_ANON];
+		peer_ns[K_FILE] = peer.ns[K_FILE];
+	}
 	if (o.dwell_ms)
 		sleep_ms(o.dwell_ms);
 	sample(&s2);
@@ -779,7 +783,7 @@ static void do_switch(struct app *a, int round, bool measured)
 	peer_score(a, o.mode == MODE_PEER ? prev : -1, round, asked, hits);
 	printf("CSV,switch,%s,%d,%d,%lld,%lld,%ld,%ld,%ld,%ld,%ld,"
 	       "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%lld\n",
+	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%lld,%lld,%lld\n",
 	       o.label, a->idx, round,
 	       (s1.ns - s0.ns) / 1000, t.touch_ns / 1000,
 	       t.pages[K_ANON], t.pages[K_FILE], t.bad, t.majflt, t.minflt,
@@ -790,7 +794,7 @@ static void do_switch(struct app *a, int round, bool measured)
 	       st.extra[K_ANON], st.extra[K_FILE],
 	       ev.resident[K_ANON], ev.resident[K_FILE],
 	       asked[K_ANON], hits[K_ANON], asked[K_FILE], hits[K_FILE],
-	       (s2.ns - s0.ns) / 1000);
+	       (s2.ns - s0.ns) / 1000, peer_ns[K_ANON] / 1000, peer_ns[K_FILE] / 1000);
 	fflush(stdout);
 }
 
@@ -800,7 +804,7 @@ static void print_header(void)
 	       o.label, o.mode, o.apps, o.warmup, o.first, o.rounds,
 	       o.anon_min, o.anon_max, o.file_min, o.file_max, o.chunk_pages,
 	       o.stable_pct, o.vary_pct, o.dwell_ms, o.lead_ms, o.seed);
-	printf("CSV,columns,switch,label,app,round,switch_us,touch_us,anon_pages,file_pages,bad,majflt,minflt,cpu_busy_ticks,cpu_ticks,cpu_busy_ticks_dwell,cpu_ticks_dwell,disk_rd_bytes,disk_rd_bytes_dwell,swap_rd_bytes,swap_rd_bytes_dwell,extra_anon,extra_file,left_anon,left_file,peer_anon_asked,peer_anon_hits,peer_file_asked,peer_file_hits,dwell_us\n");
+	printf("CSV,columns,switch,label,app,round,switch_us,touch_us,anon_pages,file_pages,bad,majflt,minflt,cpu_busy_ticks,cpu_ticks,cpu_busy_ticks_dwell,cpu_ticks_dwell,disk_rd_bytes,disk_rd_bytes_dwell,swap_rd_bytes,swap_rd_bytes_dwell,extra_anon,extra_file,left_anon,left_file,peer_anon_asked,peer_anon_hits,peer_file_asked,peer_file_hits,dwell_us,peer_anon_us,peer_file_us\n");
 }
 
 /* --- command line ------------------------------------------------------------------ */
