@@ -340,6 +340,10 @@ def markdown(run, a, csv_path, spath):
     lines.append("")
     lines.append("Eviction check: at most %d pages of an app were still resident after its "
                  "eviction (process_madvise MADV_PAGEOUT + fadvise DONTNEED)." % left)
+    if a.notes and os.path.exists(a.notes):
+        with open(a.notes) as f:
+            lines.append("")
+            lines.append(f.read().rstrip("\n"))
     lines.append("")
     lines.append(METHOD)
     return "\n".join(lines) + "\n"
@@ -476,6 +480,9 @@ def main():
     ap.add_argument("--md", default=None)
     ap.add_argument("--png", default=None)
     ap.add_argument("--vm-seconds", default=None)
+    ap.add_argument("--notes", default=None,
+                    help="markdown put after the tables, before the method (the analysis; "
+                    "run-bench.py passes bench/switch/notes.md when it writes docs/)")
     a = ap.parse_args()
     if not os.path.exists(a.events):
         sys.exit("report: %s missing (did the VM run?)" % a.events)

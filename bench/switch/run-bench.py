@@ -124,6 +124,9 @@ def main():
            "--kver", a.kver, "--cmd", cmd, "--csv", csv_path, "--vm-seconds", "%.0f" % (vm_s or 0),
            "--md", os.path.join(a.out, "asap-results.md"),
            "--png", os.path.join(a.out, "asap-bench.png")]
+    notes = os.path.join(HERE, "notes.md")
+    if os.path.abspath(a.out) == os.path.join(TOP, "docs") and os.path.exists(notes):
+        rep += ["--notes", notes]
     return max(rc, subprocess.call(rep))
 
 
