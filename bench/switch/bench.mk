@@ -8,13 +8,15 @@
 #                        eviction), demand paging, page-cluster 0, vma swap
 #                        readahead off, a userspace "prefetch everything last
 #                        touched" peer and asap-prefetch.ko (10 profile
-#                        switches, then 5 measured rounds); writes
+#                        switches, then 5 measured rounds), demand paging
+#                        again at the end (drift); writes
 #                        bench/switch/results/<date>-<kver>.csv (+ -summary.csv),
 #                        docs/asap-results.md and docs/asap-bench.png
-#                        (about 10 min of VM time on TCG)
+#                        (6.12, TCG: 305 s in the VM without demand2, about
+#                        6 min with it; the 15-minute budget holds)
 #   make bench-asap-quick           3 apps, 3 profile switches, 2 measured
 #                        rounds, every mode; writes build/bench-asap/ only
-#                        (about 2 min)
+#                        (72 s in the VM)
 #
 # Knobs: ASAP_BENCH_ARGS (more bench/switch/run-bench.py options, e.g.
 # "--apps 4 --rounds 3 --modes demand,asap --lead-ms 50"); VM_BUILD=0 uses

@@ -4,7 +4,7 @@
 then the CSV, the markdown table and the chart (bench/switch/report.py).
 
 USAGE
-    bench/switch/run-bench.py --kver KVER [--modes ideal,demand,pc0,novma,peer,asap]
+    bench/switch/run-bench.py --kver KVER [--modes ideal,demand,pc0,novma,peer,asap,demand2]
         [--apps 8] [--rounds 5] [--profile-switches 10] [--profile-min 8]
         [--anon-mb 8-16] [--file-mb 4-8] [--dwell-ms 100] [--lead-ms 0]
         [--out docs] [--csv FILE]
@@ -26,7 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-MODES = ["ideal", "demand", "pc0", "novma", "peer", "asap"]
+MODES = ["ideal", "demand", "pc0", "novma", "peer", "asap", "demand2"]
 
 
 def mb_range(s):

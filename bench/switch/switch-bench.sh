@@ -12,6 +12,7 @@
 #  peer    demand + "prefetch everything last touched" from userspace
 #  asap    demand + asap-prefetch.ko (fg_cgroup=/top-app trigger), warmed up
 #          with its profile switches first
+#  demand2 demand again, last: how far the host's load moved the baseline
 #
 # Every result is a "CSV,..." note on the result channel (report.py turns
 # them into the CSV, the table and the chart). Parameters come from the
@@ -28,7 +29,7 @@ opt() { # KEY DEFAULT
 	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^switchbench\.$1=//p" | tail -n 1)
 	echo "${v:-$2}"
 }
-MODES=$(opt modes ideal,demand,pc0,novma,peer,asap | tr ',' ' ')
+MODES=$(opt modes ideal,demand,pc0,novma,peer,asap,demand2 | tr ',' ' ')
 APPS=$(opt apps 8)
 ROUNDS=$(opt rounds 5)
 PROFILE_SWITCHES=$(opt profile_switches 10)
@@ -97,6 +98,9 @@ for m in $MODES; do
 	case $m in
 	ideal | demand | peer)
 		run_mode "$m" "$m" 1
+		;;
+	demand2)
+		run_mode demand2 demand 1
 		;;
 	pc0)
 		echo 0 >/proc/sys/vm/page-cluster

@@ -25,7 +25,9 @@
  *      comes to the front: the app's window closes;
  *   5. memory pressure, emulated reproducibly (every mode but ideal):
  *      process_madvise(MADV_PAGEOUT) on both of the app's regions (anon to
- *      swap, file pages dropped) and POSIX_FADV_DONTNEED on its file.
+ *      swap, file pages dropped) and POSIX_FADV_DONTNEED on its file; the
+ *      app then maps and pages out again the anonymous pages left in the
+ *      swap cache unmapped (MADV_PAGEOUT skips them; see app_settle()).
  *
  * Rounds --first - --warmup .. --first - 1 warm up (ASAP's profile
  * switches), rounds --first .. --first + --rounds - 1 are measured. Output
@@ -69,7 +71,7 @@
 
 enum mode { MODE_IDEAL, MODE_DEMAND, MODE_PEER, MODE_ASAP };
 enum kind { K_ANON, K_FILE, NR_KINDS };
-enum op { OP_TOUCH = 1, OP_STAT, OP_QUIT };
+enum op { OP_TOUCH = 1, OP_STAT, OP_SETTLE, OP_QUIT };
 
 /* parent -> app */
 struct cmd {
@@ -306,6 +308,42 @@ static void app_touch(int idx, unsigned char **base, const long *npages,
 	}
 }
 
+/*
+ * Pages of the anonymous region that are in the swap cache but not mapped
+ * (mincore says resident, pagemap says swapped: read ahead by
+ * MADV_WILLNEED and never used) survive MADV_PAGEOUT, which only reclaims
+ * mapped pages. Map them (read a word) and page them out again, so that
+ * every mode starts its next switch from the same, fully evicted state.
+ * Returns how many there were.
+ */
+static long app_settle(int idx, unsigned char *base, long npages)
+{
+	unsigned char *vec = malloc(npages);
+	uint64_t *pm = malloc(npages * sizeof(*pm));
+	volatile uint64_t sink = 0;
+	long pg, n = 0;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (!vec || !pm || fd < 0 || mincore(base, npages * page_size, vec) ||
+	    pread(fd, pm, npages * sizeof(*pm),
+		  (unsigned long)base / page_size * sizeof(*pm)) !=
+	    (ssize_t)(npages * sizeof(*pm)))
+		die("app %d: mincore/pagemap: %s", idx, strerror(errno));
+	close(fd);
+	for (pg = 0; pg < npages; pg++) {
+		if (!(vec[pg] & 1) || (pm[pg] >> 63) & 1)
+			continue;
+		sink += *(uint64_t *)(base + pg * page_size);
+		if (madvise(base + pg * page_size, page_size, MADV_PAGEOUT))
+			die("app %d: madvise(PAGEOUT): %s", idx, strerror(errno));
+		n++;
+	}
+	free(vec);
+	free(pm);
+	return n;
+}
+
 static void app_main(int idx, int cmd_fd, int ack_fd, const char *path,
 		     long anon_pages, long file_pages)
 {
@@ -369,6 +407,10 @@ static void app_main(int idx, int cmd_fd, int ack_fd, const char *path,
 				region_resident(base[k], npages[k], idx, k,
 						last_round, &r.resident[k],
 						&r.extra[k]);
+			break;
+		case OP_SETTLE:
+			r.extra[K_ANON] = app_settle(idx, base[K_ANON],
+						     npages[K_ANON]);
 			break;
 		case OP_QUIT:
 			exit(0);
@@ -744,7 +786,7 @@ static void asap_read_stats(struct app *a, bool base)
 static void do_switch(struct app *a, int round, bool measured)
 {
 	struct sample s0, s1, s2;
-	struct reply t, st, ev;
+	struct reply t, st, ev, se;
 	long asked[NR_KINDS], hits[NR_KINDS];
 	long long peer_ns[NR_KINDS] = { 0, 0 };
 	int prev = a->last_round;
@@ -771,8 +813,10 @@ static void do_switch(struct app *a, int round, bool measured)
 	a->last_round = round;
 	app_call(a, OP_STAT, 0, &st);
 	memset(&ev, 0, sizeof(ev));
+	memset(&se, 0, sizeof(se));
 	if (o.mode != MODE_IDEAL) {
 		evict(a);
+		app_call(a, OP_SETTLE, 0, &se);
 		app_call(a, OP_STAT, 0, &ev);
 	}
 	if (t.bad)
@@ -783,7 +827,7 @@ static void do_switch(struct app *a, int round, bool measured)
 	peer_score(a, o.mode == MODE_PEER ? prev : -1, round, asked, hits);
 	printf("CSV,switch,%s,%d,%d,%lld,%lld,%ld,%ld,%ld,%ld,%ld,"
 	       "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%lld,%lld,%lld\n",
+	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%lld,%lld,%lld,%ld\n",
 	       o.label, a->idx, round,
 	       (s1.ns - s0.ns) / 1000, t.touch_ns / 1000,
 	       t.pages[K_ANON], t.pages[K_FILE], t.bad, t.majflt, t.minflt,
@@ -794,7 +838,8 @@ static void do_switch(struct app *a, int round, bool measured)
 	       st.extra[K_ANON], st.extra[K_FILE],
 	       ev.resident[K_ANON], ev.resident[K_FILE],
 	       asked[K_ANON], hits[K_ANON], asked[K_FILE], hits[K_FILE],
-	       (s2.ns - s0.ns) / 1000, peer_ns[K_ANON] / 1000, peer_ns[K_FILE] / 1000);
+	       (s2.ns - s0.ns) / 1000, peer_ns[K_ANON] / 1000, peer_ns[K_FILE] / 1000,
+	       se.extra[K_ANON]);
 	fflush(stdout);
 }
 
@@ -804,7 +849,7 @@ static void print_header(void)
 	       o.label, o.mode, o.apps, o.warmup, o.first, o.rounds,
 	       o.anon_min, o.anon_max, o.file_min, o.file_max, o.chunk_pages,
 	       o.stable_pct, o.vary_pct, o.dwell_ms, o.lead_ms, o.seed);
-	printf("CSV,columns,switch,label,app,round,switch_us,touch_us,anon_pages,file_pages,bad,majflt,minflt,cpu_busy_ticks,cpu_ticks,cpu_busy_ticks_dwell,cpu_ticks_dwell,disk_rd_bytes,disk_rd_bytes_dwell,swap_rd_bytes,swap_rd_bytes_dwell,extra_anon,extra_file,left_anon,left_file,peer_anon_asked,peer_anon_hits,peer_file_asked,peer_file_hits,dwell_us,peer_anon_us,peer_file_us\n");
+	printf("CSV,columns,switch,label,app,round,switch_us,touch_us,anon_pages,file_pages,bad,majflt,minflt,cpu_busy_ticks,cpu_ticks,cpu_busy_ticks_dwell,cpu_ticks_dwell,disk_rd_bytes,disk_rd_bytes_dwell,swap_rd_bytes,swap_rd_bytes_dwell,extra_anon,extra_file,left_anon,left_file,peer_anon_asked,peer_anon_hits,peer_file_asked,peer_file_hits,dwell_us,peer_anon_us,peer_file_us,settled_anon\n");
 }
 
 /* --- command line ------------------------------------------------------------------ */
