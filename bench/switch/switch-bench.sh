@@ -130,4 +130,7 @@ for m in $MODES; do
 done
 swapoff /dev/zram0
 umount $MNT
+# The notes of the last mode may still be on their way out of ttyS1: a
+# power-off right away lost the tail of them and FINISH once.
+sleep 3
 finish
