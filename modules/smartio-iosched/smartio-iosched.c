@@ -955,18 +955,13 @@ static const struct nla_policy smartio_genl_policy[SMARTIO_A_MAX + 1] = {
 static int smartio_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mobio_stat st[SMARTIO_NR_STATS];
+	const char *name = mobio_genl_dev_name(info);
 	struct smartio_data *sd;
-	struct sk_buff *msg;
 	unsigned int n = 0;
-	const char *name;
 	bool found = false;
-	void *hdr;
 
-	if (!info->attrs[MOBIO_A_DEV_NAME]) {
-		NL_SET_ERR_MSG(info->extack, "missing MOBIO_A_DEV_NAME");
+	if (!name)
 		return -EINVAL;
-	}
-	name = nla_data(info->attrs[MOBIO_A_DEV_NAME]);
 	mutex_lock(&smartio_instances_lock);
 	list_for_each_entry(sd, &smartio_instances, node) {
 		if (!strcmp(sd->disk_name, name)) {
@@ -981,19 +976,8 @@ static int smartio_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 				    "no disk of that name uses smartio");
 		return -ENODEV;
 	}
-
-	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &smartio_genl_family, 0,
-				SMARTIO_CMD_GET_STATS);
-	if (!hdr || nla_put_string(msg, MOBIO_A_DEV_NAME, name) ||
-	    mobio_genl_put_stats(msg, st, n)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return mobio_genl_reply_dev_stats(&smartio_genl_family, info, name, st,
+					  n);
 }
 
 static const struct genl_small_ops smartio_genl_ops[] = {
