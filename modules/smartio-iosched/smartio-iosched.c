@@ -5,8 +5,9 @@
  * class (real-time, best-effort, idle) and, within a class, reads and writes
  * in separate queues. Reads go first. Beside reads, writes are throttled: at
  * most write_cap of them in flight and at least write_hold_us between two of
- * them; no read around, they go at full depth. No request waits past its
- * deadline (read_expire, write_expire), which bounds write starvation.
+ * them; reads paused, the hold is lifted; reads gone, the cap rises to
+ * write_cap. No request waits past its deadline (read_expire,
+ * write_expire), which bounds write starvation.
  *
  * The concurrency profiler measures read latency with no write around (it
  * holds writes back for a short probe when it has no recent sample) and
@@ -120,6 +121,12 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_PROBE_MS		60U
 #define SMARTIO_PROBE_INTERVAL_MS	1000U
 #define SMARTIO_READ_IDLE_US		2000U
+/*
+ * Reads idle for read_idle_us only pause (a sync reader's think time can be
+ * that long): writes skip the hold but keep the current cap. Reads idle this
+ * many times longer are gone: writes get the full write_cap.
+ */
+#define SMARTIO_READ_GONE_MULT		25U
 /*
  * Largest write hold the profiler picks: 50 ms is a few refill periods of
  * a throttled device and still lets 20 writes a second through.
@@ -417,8 +424,13 @@ static bool smartio_write_gate(struct smartio_data *sd, u64 now, u64 *wait_ns,
 	}
 	if (!sd->inflight[SMARTIO_READ] &&
 	    (!sd->last_read_ns || now - sd->last_read_ns >= idle_ns)) {
+		unsigned int cap = sd->write_cap_now;
+
+		if (!sd->last_read_ns ||
+		    now - sd->last_read_ns >= SMARTIO_READ_GONE_MULT * idle_ns)
+			cap = READ_ONCE(sd->write_cap);
 		*alone = true;
-		return true;
+		return sd->inflight[SMARTIO_WRITE] < cap;
 	}
 	if (sd->inflight[SMARTIO_WRITE] >= sd->write_cap_now)
 		return false;
