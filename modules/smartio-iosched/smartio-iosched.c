@@ -128,6 +128,12 @@ static const unsigned int smartio_expire_ms[] = {
  */
 #define SMARTIO_READ_GONE_MULT		25U
 /*
+ * Beside reads, a write request stops growing by merges at this size: one
+ * read waits behind a whole write, and plugging makes 1 MiB of 128 KiB
+ * writes (64 ms on a 16 MiB/s device) whatever the cap says.
+ */
+#define SMARTIO_WRITE_MERGE_KB		128U
+/*
  * Largest write hold the profiler picks: 50 ms is a few refill periods of
  * a throttled device and still lets 20 writes a second through.
  */
@@ -216,6 +222,7 @@ struct smartio_data {
 	unsigned int probe_ms;
 	unsigned int probe_interval_ms;
 	unsigned int read_idle_us;
+	unsigned int write_merge_kb;	/* 0: no limit */
 
 	unsigned int async_depth;	/* limit_depth() for writes */
 	struct hrtimer kick;		/* runs the queue when a hold ends */
@@ -395,6 +402,15 @@ static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 
 /* --- Dispatch ------------------------------------------------------------ */
 
+/* No read for SMARTIO_READ_GONE_MULT x read_idle_us: writes have the disk. */
+static bool smartio_reads_gone(struct smartio_data *sd, u64 now)
+{
+	u64 last = READ_ONCE(sd->last_read_ns);
+
+	return !last || now - last >= SMARTIO_READ_GONE_MULT *
+		(u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
+}
+
 /*
  * May a write go now? If not and only time stands in the way, *@wait_ns
  * says how long (0: it waits for a completion instead).
@@ -426,8 +442,7 @@ static bool smartio_write_gate(struct smartio_data *sd, u64 now, u64 *wait_ns,
 	    (!sd->last_read_ns || now - sd->last_read_ns >= idle_ns)) {
 		unsigned int cap = sd->write_cap_now;
 
-		if (!sd->last_read_ns ||
-		    now - sd->last_read_ns >= SMARTIO_READ_GONE_MULT * idle_ns)
+		if (smartio_reads_gone(sd, now))
 			cap = READ_ONCE(sd->write_cap);
 		*alone = true;
 		return sd->inflight[SMARTIO_WRITE] < cap;
@@ -645,6 +660,23 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
 	blk_mq_free_requests(&free);
 }
 
+/*
+ * Any bio merge (plug or elevator): beside reads, a write request grows to
+ * write_merge_kb at most. Called without sd->lock: last_read_ns may be a
+ * little stale, which only moves the limit's start by one request.
+ */
+static bool smartio_allow_merge(struct request_queue *q, struct request *rq,
+				struct bio *bio)
+{
+	struct smartio_data *sd = q->elevator->elevator_data;
+	u64 max_bytes = (u64)READ_ONCE(sd->write_merge_kb) * SZ_1K;
+
+	if (!max_bytes || !op_is_write(req_op(rq)) ||
+	    smartio_reads_gone(sd, ktime_get_ns()))
+		return true;
+	return (u64)blk_rq_bytes(rq) + bio->bi_iter.bi_size <= max_bytes;
+}
+
 static bool smartio_bio_merge(struct request_queue *q, struct bio *bio,
 			      unsigned int nr_segs)
 {
@@ -827,6 +859,7 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->probe_ms = SMARTIO_PROBE_MS;
 	sd->probe_interval_ms = SMARTIO_PROBE_INTERVAL_MS;
 	sd->read_idle_us = SMARTIO_READ_IDLE_US;
+	sd->write_merge_kb = SMARTIO_WRITE_MERGE_KB;
 	sd->win.start_ns = ktime_get_ns();
 	hrtimer_init(&sd->kick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	sd->kick.function = smartio_kick;
@@ -1101,6 +1134,7 @@ SMARTIO_TUNABLE(window_ms, window_ms, 1, 60000, false)
 SMARTIO_TUNABLE(probe_ms, probe_ms, 1, 60000, false)
 SMARTIO_TUNABLE(probe_interval_ms, probe_interval_ms, 0, 3600000, false)
 SMARTIO_TUNABLE(read_idle_us, read_idle_us, 0, 1000000, false)
+SMARTIO_TUNABLE(write_merge_kb, write_merge_kb, 0, 1048576, false)
 
 #define SMARTIO_FS_ENTRY(name) \
 	__ATTR(name, 0644, smartio_##name##_show, smartio_##name##_store)
@@ -1116,6 +1150,7 @@ static struct elv_fs_entry smartio_attrs[] = {
 	SMARTIO_FS_ENTRY(probe_ms),
 	SMARTIO_FS_ENTRY(probe_interval_ms),
 	SMARTIO_FS_ENTRY(read_idle_us),
+	SMARTIO_FS_ENTRY(write_merge_kb),
 	__ATTR_NULL
 };
 
@@ -1132,6 +1167,7 @@ static struct elevator_type smartio_sched = {
 		.requeue_request	= smartio_requeue_request,
 		.next_request		= elv_rb_latter_request,
 		.former_request		= elv_rb_former_request,
+		.allow_merge		= smartio_allow_merge,
 		.bio_merge		= smartio_bio_merge,
 		.request_merge		= smartio_request_merge,
 		.requests_merged	= smartio_requests_merged,
