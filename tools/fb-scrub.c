@@ -13,25 +13,24 @@
  * Progress goes to stderr once a second; unreadable sectors to stdout, one
  * "unreadable SECTOR" line each. On SIGINT/SIGTERM it stops and prints the
  * --start that resumes it. Exit: 0 every sector read, 1 unreadable sectors
- * or an error, 2 usage.
+ * or an error, 2 usage. The ring is libfreeblock's (libfreeblock.h).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <linux/fs.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/freeblock.h>
+
+#include "fb-cli.h"
+#include "libfreeblock.h"
 
 #define PROG "fb-scrub"
 
@@ -67,40 +66,6 @@ static void usage(FILE *out)
 "Exit status: 0 all readable, 1 unreadable sectors or error, 2 usage.\n");
 }
 
-static int parse_size(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -1;
-	switch (*end) {
-	case 'K': case 'k':
-		n <<= 10, end++;
-		break;
-	case 'M': case 'm':
-		n <<= 20, end++;
-		break;
-	case 'G': case 'g':
-		n <<= 30, end++;
-		break;
-	}
-	if (*end)
-		return -1;
-	*v = n;
-	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Read a failed block sector by sector; print each unreadable sector. */
 static uint64_t find_bad_sectors(const char *dev, uint64_t off, uint32_t len)
 {
@@ -126,6 +91,27 @@ static uint64_t find_bad_sectors(const char *dev, uint64_t off, uint32_t len)
 	return bad;
 }
 
+struct scrub {
+	const char *dev;
+	uint64_t start, bs;
+	uint64_t failed, bad_sectors;
+};
+
+/* fb_block_fn: a failed block is read again sector by sector */
+static int on_block(void *ctx, uint64_t lbn, int status, const void *data,
+		    uint32_t len)
+{
+	struct scrub *s = ctx;
+
+	(void)data;
+	if (status) {
+		s->failed++;
+		s->bad_sectors += find_bad_sectors(s->dev, s->start + lbn * s->bs,
+						   len);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -141,16 +127,13 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t bs = 65536, start = 0, len = 0, floor_k = 0, ceil_k = 0;
-	uint64_t slots = 16, done = 0, failed = 0, bad_sectors = 0, prefix;
-	int promote = 0, quiet = 0, c, fd, dfd, rc = 0;
-	struct fb_scrub_req req = { 0 };
-	volatile struct fb_ring_hdr *hdr;
-	const struct fb_desc *desc;
+	uint64_t slots = 16, nblocks;
+	int promote = 0, quiet = 0, c, dfd, r, result, rc = 0;
+	struct fb_task_opts o = { 0 };
+	struct scrub s = { 0 };
+	struct fb_task *t;
 	double t0, last = 0;
-	uint32_t tail = 0;
-	uint8_t *seen;
 	const char *dev;
-	void *ring;
 
 	while ((c = getopt_long(argc, argv, "b:s:l:f:c:n:pqh", opts, NULL)) != -1) {
 		uint64_t *dst = NULL;
@@ -167,7 +150,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
-		if (dst && parse_size(optarg, dst)) {
+		if (dst && fb_parse_size(optarg, dst)) {
 			fprintf(stderr, PROG ": bad number '%s'\n", optarg);
 			return 2;
 		}
@@ -191,97 +174,66 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
-	fd = open("/dev/" FREEBLOCK_DEV_NAME, O_RDWR);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": /dev/" FREEBLOCK_DEV_NAME ": %s%s\n",
-			strerror(errno),
-			errno == ENOENT ? " (is freeblock.ko loaded?)" : "");
-		return 1;
-	}
-	req.fd = dfd;
-	req.blksize = bs;
-	req.start = start;
-	req.len = len;
-	req.nslots = slots;
-	req.floor_kbps = floor_k;
-	req.ceiling_kbps = ceil_k;
-	if (ioctl(fd, FB_IOC_SCRUB, &req)) {
-		fprintf(stderr, PROG ": %s: registering the scrub: %s\n", dev,
-			strerror(errno));
-		return 1;
-	}
+	o.blksize = bs;
+	o.start = start;
+	o.len = len;
+	o.nslots = slots;
+	o.floor_kbps = floor_k;
+	o.ceiling_kbps = ceil_k;
+	o.promote = promote;
+	r = fb_task_open(&t, dfd, &o);
 	close(dfd);
-	if (promote && ioctl(fd, FB_IOC_PROMOTE))
-		fprintf(stderr, PROG ": promote: %s\n", strerror(errno));
-	ring = mmap(NULL, req.ring_bytes, PROT_READ, MAP_SHARED, fd, 0);
-	seen = calloc(req.nblocks, 1);
-	if (ring == MAP_FAILED || !seen) {
-		fprintf(stderr, PROG ": mapping the ring: %s\n",
-			strerror(errno));
+	if (r) {
+		fprintf(stderr, PROG ": %s: registering the scrub: %s%s\n", dev,
+			strerror(-r), r == -ENOENT ?
+			" (no /dev/" FREEBLOCK_DEV_NAME ": is freeblock.ko loaded?)" : "");
 		return 1;
 	}
-	hdr = ring;
-	desc = (const struct fb_desc *)((const char *)ring + hdr->desc_off);
+	nblocks = fb_task_nblocks(t);
+	s.dev = dev;
+	s.start = start;
+	s.bs = bs;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t0 = now_s();
+	t0 = fb_now_s();
 
-	for (;;) {
-		uint32_t state = __atomic_load_n(&hdr->state, __ATOMIC_ACQUIRE);
-		uint32_t head = __atomic_load_n(&hdr->head, __ATOMIC_ACQUIRE);
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		double t;
+	while ((r = fb_task_poll(t, 1000, on_block, &s)) == 0) {
+		double now = fb_now_s();
+		uint64_t done = fb_task_done(t);
 
-		for (; tail != head; tail++) {
-			const struct fb_desc *d = &desc[tail % hdr->nslots];
-
-			if (d->lbn >= req.nblocks || seen[d->lbn])
-				continue;	/* never: the kernel is trusted less */
-			seen[d->lbn] = 1;
-			done++;
-			if (d->status) {
-				failed++;
-				bad_sectors += find_bad_sectors(dev,
-						start + d->lbn * bs, bs);
-			}
-		}
-		if (ioctl(fd, FB_IOC_CONSUME, (unsigned long)tail)) {
-			fprintf(stderr, PROG ": consume: %s\n", strerror(errno));
-			return 1;
-		}
-		if (state == FB_STATE_ENDED)
-			break;
 		if (stop) {
-			ioctl(fd, FB_IOC_ABORT);
+			fb_task_abort(t);
 			stop = 0;
 		}
-		t = now_s();
-		if (!quiet && t - last >= 1) {
+		if (!quiet && now - last >= 1) {
 			fprintf(stderr, PROG ": %s: %5.1f%% (%.1f of %.1f MiB), "
 				"%.1f MiB/s, %" PRIu64 " unreadable sectors\n",
-				dev, 100.0 * done / req.nblocks,
+				dev, 100.0 * done / nblocks,
 				done * bs / 1048576.0,
-				req.nblocks * bs / 1048576.0,
-				done * bs / 1048576.0 / (t - t0 + 1e-9),
-				bad_sectors);
-			last = t;
+				nblocks * bs / 1048576.0,
+				done * bs / 1048576.0 / (now - t0 + 1e-9),
+				s.bad_sectors);
+			last = now;
 		}
-		poll(&pfd, 1, 1000);
 	}
-
-	for (prefix = 0; prefix < req.nblocks && seen[prefix]; prefix++)
-		;
-	if (hdr->result) {
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", dev, strerror(-r));
+		fb_task_close(t);
+		return 1;
+	}
+	result = fb_task_result(t);
+	if (result) {
 		fprintf(stderr, PROG ": %s: stopped (%s) after %" PRIu64
 			" of %" PRIu64 " blocks; resume with --start %" PRIu64
-			"\n", dev, strerror(-hdr->result), done,
-			(uint64_t)req.nblocks, start + prefix * bs);
+			"\n", dev, strerror(-result), fb_task_done(t),
+			nblocks, start + fb_task_prefix(t) * bs);
 		rc = 1;
 	}
 	if (!quiet)
 		fprintf(stderr, PROG ": %s: %" PRIu64 " blocks of %" PRIu64
 			" bytes read in %.1f s, %" PRIu64 " failed, %" PRIu64
-			" unreadable sectors\n", dev, done, bs, now_s() - t0,
-			failed, bad_sectors);
-	return rc || failed ? 1 : 0;
+			" unreadable sectors\n", dev, fb_task_done(t), bs,
+			fb_now_s() - t0, s.failed, s.bad_sectors);
+	fb_task_close(t);
+	return rc || s.failed ? 1 : 0;
 }

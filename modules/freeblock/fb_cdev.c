@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Freeblock: /dev/freeblock, the API for processes (see
- * include/uapi/linux/freeblock.h). One background read task per open file:
- * FB_IOC_SCRUB takes the fd of a block device the caller opened for
- * reading, so the device's own permissions decide who may scrub it. Blocks
- * land in a vmalloc'd ring that the process maps read-only: the kernel
- * takes a free data slot when a block is issued (getbuffer), writes a
- * descriptor when it completes and wakes poll(); FB_IOC_CONSUME returns
- * slots. A full ring stalls the task, nothing is dropped.
+ * include/uapi/linux/freeblock.h). One background task per open file:
+ * FB_IOC_SCRUB (FB_IOC_WRITE) takes the fd of a block device the caller
+ * opened for reading (writing), so the device's own permissions decide who
+ * may scrub or write it. Blocks land in a vmalloc'd ring that the process
+ * maps read-only: for a read the kernel takes a free data slot when a block
+ * is issued (getbuffer), writes a descriptor when it completes and wakes
+ * poll(); FB_IOC_CONSUME returns slots. A full ring stalls the task,
+ * nothing is dropped. For a write, getbuffer asks the process for the
+ * block (hdr->want_lbn, POLLOUT) and returns no buffer until FB_IOC_FILL
+ * has copied that block into a slot: late binding across the user
+ * boundary.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,7 +34,8 @@
  * struct fb_file - one open /dev/freeblock
  * @lock: serializes the ioctls and mmap (registration state)
  * @id: the task, valid when @registered
- * @registered: FB_IOC_SCRUB succeeded
+ * @registered: FB_IOC_SCRUB or FB_IOC_WRITE succeeded
+ * @write: the task writes (FB_IOC_WRITE)
  * @bdev_file: the caller's block device file, held until the task ends
  * @ring: vmalloc_user() memory: header page, descriptors, data slots
  * @ring_bytes: its size
@@ -45,6 +50,9 @@
  * @head: descriptors produced
  * @tail: descriptors consumed
  * @ended: the final callback came
+ * @want_lbn: write: the block getbuffer asked for
+ * @want_pending: write: @want_lbn waits for FB_IOC_FILL
+ * @filled_slot: write: the slot FB_IOC_FILL filled with @want_lbn, or -1
  * @wait: poll() waiters
  * @done: completed by the final callback; release() waits for it
  */
@@ -52,6 +60,7 @@ struct fb_file {
 	struct mutex lock;		/* registration, ioctls, mmap */
 	int id;
 	bool registered;
+	bool write;
 	struct file *bdev_file;
 	void *ring;
 	size_t ring_bytes;
@@ -67,6 +76,9 @@ struct fb_file {
 	u32 head;
 	u32 tail;
 	bool ended;
+	u64 want_lbn;
+	bool want_pending;
+	long filled_slot;
 
 	wait_queue_head_t wait;
 	struct completion done;
@@ -83,6 +95,37 @@ static void *fb_cdev_getbuffer(void *ctx, u64 lbn, u32 len)
 		__set_bit(slot, f->used);
 	spin_unlock(&f->ring_lock);
 	return slot < f->nslots ? f->data + slot * f->slot_bytes : NULL;
+}
+
+/*
+ * A write task's getbuffer: the slot FB_IOC_FILL filled with @lbn, or NULL
+ * after asking the process for @lbn (the issuer retries at fb_kick()).
+ */
+static void *fb_cdev_getbuffer_write(void *ctx, u64 lbn, u32 len)
+{
+	struct fb_file *f = ctx;
+	bool ask = false;
+	void *buf = NULL;
+
+	spin_lock(&f->ring_lock);
+	if (f->want_pending && f->want_lbn == lbn && f->filled_slot >= 0) {
+		buf = f->data + f->filled_slot * f->slot_bytes;
+		f->filled_slot = -1;
+		f->want_pending = false;
+		WRITE_ONCE(f->hdr->want_pending, 0);
+	} else if (!f->want_pending || f->want_lbn != lbn) {
+		f->want_lbn = lbn;
+		f->want_pending = true;
+		WRITE_ONCE(f->hdr->want_lbn, lbn);
+		smp_wmb();	/* want_lbn before want_pending */
+		WRITE_ONCE(f->hdr->want_seq, f->hdr->want_seq + 1);
+		WRITE_ONCE(f->hdr->want_pending, 1);
+		ask = true;
+	}
+	spin_unlock(&f->ring_lock);
+	if (ask)
+		wake_up_interruptible_poll(&f->wait, EPOLLOUT | EPOLLWRNORM);
+	return buf;
 }
 
 static void fb_cdev_callback(void *ctx, u64 lbn, void *buf, int status)
@@ -159,6 +202,8 @@ static int fb_file_alloc_ring(struct fb_file *f, u32 nslots, u32 blksize)
 	f->head = 0;
 	f->tail = 0;
 	f->ended = false;
+	f->want_pending = false;
+	f->filled_slot = -1;
 	f->hdr->magic = FB_RING_MAGIC;
 	f->hdr->nslots = nslots;
 	f->hdr->slot_bytes = blksize;
@@ -197,7 +242,8 @@ static int fb_scrub_check(const struct fb_scrub_req *req,
 	return 0;
 }
 
-static long fb_ioc_scrub(struct fb_file *f, struct fb_scrub_req __user *ureq)
+static long fb_ioc_register(struct fb_file *f, struct fb_scrub_req __user *ureq,
+			    bool write)
 {
 	struct fb_scrub_req req;
 	struct block_device *bdev;
@@ -218,7 +264,7 @@ static long fb_ioc_scrub(struct fb_file *f, struct fb_scrub_req __user *ureq)
 		ret = -ENOTBLK;
 		goto err_fput;
 	}
-	if (!(bf->f_mode & FMODE_READ)) {
+	if (!(bf->f_mode & (write ? FMODE_WRITE : FMODE_READ))) {
 		ret = -EACCES;
 		goto err_fput;
 	}
@@ -237,8 +283,13 @@ static long fb_ioc_scrub(struct fb_file *f, struct fb_scrub_req __user *ureq)
 	rate.floor_kbps = req.floor_kbps;
 	rate.ceiling_kbps = req.ceiling_kbps;
 	reinit_completion(&f->done);
-	ret = fb_read(bdev, &range, req.blksize, fb_cdev_callback,
-		      fb_cdev_getbuffer, f, &rate);
+	f->write = write;
+	if (write)
+		ret = fb_write(bdev, &range, req.blksize, fb_cdev_callback,
+			       fb_cdev_getbuffer_write, f, &rate);
+	else
+		ret = fb_read(bdev, &range, req.blksize, fb_cdev_callback,
+			      fb_cdev_getbuffer, f, &rate);
 	if (ret < 0)
 		goto err_free;
 	f->id = ret;
@@ -283,6 +334,45 @@ static long fb_ioc_consume(struct fb_file *f, unsigned long arg)
 	return 0;
 }
 
+/* Take a free slot for the block the write task asked for, copy it in. */
+static long fb_ioc_fill(struct fb_file *f, struct fb_fill __user *ufill)
+{
+	struct fb_fill fill;
+	unsigned long slot;
+
+	if (copy_from_user(&fill, ufill, sizeof(fill)))
+		return -EFAULT;
+	if (!f->registered || !f->write || fill.flags ||
+	    fill.len != f->slot_bytes)
+		return -EINVAL;
+	spin_lock(&f->ring_lock);
+	if (!f->want_pending || f->want_lbn != fill.lbn ||
+	    f->filled_slot >= 0) {
+		spin_unlock(&f->ring_lock);
+		return -EINVAL;
+	}
+	slot = find_first_zero_bit(f->used, f->nslots);
+	if (slot >= f->nslots) {
+		spin_unlock(&f->ring_lock);
+		return -EAGAIN;
+	}
+	__set_bit(slot, f->used);
+	spin_unlock(&f->ring_lock);
+
+	if (copy_from_user(f->data + slot * f->slot_bytes,
+			   u64_to_user_ptr(fill.data), fill.len)) {
+		spin_lock(&f->ring_lock);
+		__clear_bit(slot, f->used);
+		spin_unlock(&f->ring_lock);
+		return -EFAULT;
+	}
+	spin_lock(&f->ring_lock);
+	f->filled_slot = slot;
+	spin_unlock(&f->ring_lock);
+	fb_kick(f->id);	/* -ENOENT once the task has ended: harmless */
+	return 0;
+}
+
 static long fb_cdev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -292,7 +382,12 @@ static long fb_cdev_ioctl(struct file *file, unsigned int cmd,
 	mutex_lock(&f->lock);
 	switch (cmd) {
 	case FB_IOC_SCRUB:
-		ret = fb_ioc_scrub(f, (struct fb_scrub_req __user *)arg);
+	case FB_IOC_WRITE:
+		ret = fb_ioc_register(f, (struct fb_scrub_req __user *)arg,
+				      cmd == FB_IOC_WRITE);
+		break;
+	case FB_IOC_FILL:
+		ret = fb_ioc_fill(f, (struct fb_fill __user *)arg);
 		break;
 	case FB_IOC_CONSUME:
 		ret = fb_ioc_consume(f, arg);
@@ -322,6 +417,10 @@ static __poll_t fb_cdev_poll(struct file *file, poll_table *pt)
 	spin_lock(&f->ring_lock);
 	if (f->head != f->tail)
 		mask |= EPOLLIN | EPOLLRDNORM;
+	/* a block is asked for and a slot is free to FB_IOC_FILL it */
+	if (f->want_pending && f->filled_slot < 0 && !f->ended &&
+	    find_first_zero_bit(f->used, f->nslots) < f->nslots)
+		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (f->ended)
 		mask |= EPOLLHUP;
 	spin_unlock(&f->ring_lock);

@@ -602,8 +602,13 @@ static void fb_finish(struct list_head *reap)
 
 	list_for_each_entry_safe(t, n, reap, node) {
 		list_del_init(&t->node);
-		xa_erase(&fb_tasks, t->id);
+		/*
+		 * The id is freed only after the final callback: until then
+		 * fb_abort() and fb_promote() on it find this ended task
+		 * (-ENOENT), never another client's task that reused the id.
+		 */
 		t->callback(t->ctx, FB_LBN_END, NULL, t->result);
+		xa_erase(&fb_tasks, t->id);
 		fb_task_put(t);
 	}
 }

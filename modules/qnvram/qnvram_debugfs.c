@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * qNVRAM: /sys/kernel/debug/qnvram/{stats,regions}, the same counters and
- * table as the netlink family, for a look without tools.
+ * table as the netlink family, for a look without tools; and writeback:
+ * a write starts a background write-back (qnvram_wb_run()), a read shows
+ * "seq N done N result E" (started, ended, how the last one ended).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/fs.h>
 #include "qnvram_pool.h"
 
 static struct dentry *qnvram_debugfs_dir;
@@ -45,6 +48,42 @@ static int qnvram_regions_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(qnvram_regions);
 
+static int qnvram_writeback_show(struct seq_file *m, void *unused)
+{
+	struct qnvram_pool *pool = m->private;
+
+	mutex_lock(&pool->lock);
+	seq_printf(m, "seq %llu done %llu result %d\n", pool->wb.seq,
+		   pool->wb.done_seq, pool->wb.result);
+	mutex_unlock(&pool->lock);
+	return 0;
+}
+
+static int qnvram_writeback_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, qnvram_writeback_show, inode->i_private);
+}
+
+/* Any write starts one; the write fails with qnvram_wb_run()'s error. */
+static ssize_t qnvram_writeback_write(struct file *file,
+				      const char __user *buf, size_t len,
+				      loff_t *ppos)
+{
+	struct seq_file *m = file->private_data;
+	int ret = qnvram_wb_run(m->private);
+
+	return ret ?: len;
+}
+
+static const struct file_operations qnvram_writeback_fops = {
+	.owner = THIS_MODULE,
+	.open = qnvram_writeback_open,
+	.read = seq_read,
+	.write = qnvram_writeback_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /**
  * qnvram_debugfs_init() - create the debugfs files (failures are ignored,
  * as debugfs is optional)
@@ -57,6 +96,8 @@ void qnvram_debugfs_init(struct qnvram_pool *pool)
 			    &qnvram_stats_fops);
 	debugfs_create_file("regions", 0400, qnvram_debugfs_dir, pool,
 			    &qnvram_regions_fops);
+	debugfs_create_file("writeback", 0600, qnvram_debugfs_dir, pool,
+			    &qnvram_writeback_fops);
 }
 
 /**

@@ -153,6 +153,8 @@ static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
 		if (ret)
 			return ret;
 	}
+	/* The region may change from now on. */
+	qnvram_region_touch(pool, b->slot);
 	ret = vmf_insert_pfn(vma, vmf->address, pfn);
 	mutex_unlock(&pool->lock);
 	return ret;

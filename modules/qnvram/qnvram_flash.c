@@ -21,8 +21,6 @@
 #include "qnvram_pool.h"
 
 #define QNVRAM_BOUNCE_PAGES	(QNVRAM_BOUNCE_BYTES / PAGE_SIZE)
-/* The metadata copy in an image, rounded to whole 4 KiB blocks. */
-#define QNVRAM_META_IO_BYTES	round_up(sizeof(struct qnvram_meta), QNVRAM_GRANULE)
 
 static void qnvram_bio_end(struct bio *bio)
 {
@@ -225,38 +223,52 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 }
 
 /*
+ * Whether a swapped region of @meta (an image's metadata; NULL: none) uses
+ * swap bytes [@soff, @soff + @len); if so *@pos is set past it.
+ */
+static bool qnvram_meta_swap_clash(const struct qnvram_meta *meta, u64 soff,
+				   u64 len, u64 *pos)
+{
+	int i;
+
+	for (i = 0; meta && i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &meta->entries[i];
+		u64 o = le64_to_cpu(e->offset);
+		u64 l = le64_to_cpu(e->length);
+
+		if (!(le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
+			continue;
+		if (o < soff + len && soff < o + l) {
+			*pos = o + l;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Free swap space for @len bytes that neither the pool's table nor the
- * newest flash image uses: after a cold boot that image's swapped regions
- * must still find their bytes where it says.
+ * newest flash image nor the image a background write-back is writing
+ * uses: after a cold boot that image's swapped regions must still find
+ * their bytes where it says.
  */
 static int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff)
 {
 	u64 end = pool->backing_bytes - qnvram_swap_start(pool->bytes);
+	const struct qnvram_meta *wb_meta =
+		pool->wb.state != QNVRAM_WB_IDLE ? pool->wb.meta : NULL;
 	u64 pos = 0;
-	bool clash;
-	int i, ret;
+	int ret;
 
-	do {
+	for (;;) {
 		ret = qnvram_meta_find_gap(pool->meta, true, pos, end, len,
 					   soff);
-		if (ret || !pool->img_meta)
+		if (ret)
 			return ret;
-		clash = false;
-		for (i = 0; i < QNVRAM_MAX_REGIONS && !clash; i++) {
-			const struct qnvram_region_entry *e =
-				&pool->img_meta->entries[i];
-			u64 o = le64_to_cpu(e->offset);
-			u64 l = le64_to_cpu(e->length);
-
-			if (!(le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
-				continue;
-			if (o < *soff + len && *soff < o + l) {
-				pos = o + l;
-				clash = true;
-			}
-		}
-	} while (clash);
-	return 0;
+		if (!qnvram_meta_swap_clash(pool->img_meta, *soff, len, &pos) &&
+		    !qnvram_meta_swap_clash(wb_meta, *soff, len, &pos))
+			return 0;
+	}
 }
 
 static void qnvram_bounce_free(struct qnvram_bounce *b)
@@ -364,6 +376,76 @@ void qnvram_backing_close(struct qnvram_pool *pool)
 }
 
 /**
+ * qnvram_img_data_pos() - where a pool byte lives in an image slot
+ * @pool: the pool
+ * @slot: image slot, 0 or 1
+ * @off: byte offset in the pool
+ *
+ * Context: any.
+ * Return: the byte offset on the backing device.
+ */
+u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off)
+{
+	return qnvram_img_base(pool, slot) + QNVRAM_IMG_HDR_BYTES + off;
+}
+
+/**
+ * qnvram_img_commit() - make an image slot whose data and metadata are
+ *	written the current image
+ * @pool: the pool; caller holds @pool->lock
+ * @slot: the image slot (the older one)
+ * @img_meta: the image's metadata, sealed, as written in @slot; on success
+ *	the pool keeps it (as @pool->img_meta), else the caller frees it
+ * @nr: resident regions in the image
+ * @bytes: bytes written for the image before the header
+ * @start_ns: ktime_get_ns() when the image was begun
+ *
+ * Writes the header with a cache flush before it and FUA, so the data and
+ * metadata are stable before the header names them; until it lands the
+ * previous image stays current.
+ *
+ * Context: process, may sleep.
+ * Return: 0 or -EIO.
+ */
+int qnvram_img_commit(struct qnvram_pool *pool, int slot,
+		      struct qnvram_meta *img_meta, u32 nr, u64 bytes,
+		      u64 start_ns)
+{
+	struct qnvram_img_header *hdr = qnvram_sync_buf(pool);
+	int ret;
+
+	lockdep_assert_held(&pool->lock);
+	ret = qnvram_bounce_drain(pool);
+	if (ret)
+		return ret;
+	memset(hdr, 0, QNVRAM_GRANULE);
+	hdr->magic = cpu_to_le64(QNVRAM_IMG_MAGIC);
+	hdr->version = cpu_to_le32(QNVRAM_FORMAT_VERSION);
+	hdr->nr_regions = cpu_to_le32(nr);
+	hdr->pool_bytes = cpu_to_le64(pool->bytes);
+	hdr->seq = cpu_to_le64(pool->img_seq + 1);
+	hdr->meta_crc = img_meta->hdr.crc;
+	qnvram_img_seal(hdr);
+	/* The data and metadata must be stable before the header names them. */
+	ret = qnvram_bio_rw(pool, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA,
+			    qnvram_img_base(pool, slot), QNVRAM_GRANULE);
+	if (ret)
+		return ret;
+
+	pool->img_slot = slot;
+	pool->img_seq++;
+	bytes += QNVRAM_GRANULE;
+	pool->stats.flushes++;
+	pool->stats.flush_bytes += bytes;
+	pool->stats.last_flush_bytes = bytes;
+	pool->stats.last_flush_ns = ktime_get_ns() - start_ns;
+	kfree(pool->img_meta);
+	pool->img_meta = img_meta;
+	qnvram_genl_event(QNVRAM_EVENT_FLUSHED, pool, -1);
+	return 0;
+}
+
+/**
  * qnvram_flush() - write the pool's image to the older image slot
  * @pool: the pool; caller holds @pool->lock
  *
@@ -375,15 +457,19 @@ void qnvram_backing_close(struct qnvram_pool *pool)
  * so the image is one state of each region, as apps left it when the flush
  * began.
  *
+ * A background write-back in progress (qnvram_wb.c) is taken over: its
+ * freeblock tasks are promoted and waited for, and the regions it wrote
+ * that nobody touched since its snapshot are not written again.
+ *
  * Context: process, may sleep for seconds.
  * Return: 0; -ENODEV without a backing device; -ENOMEM; -EIO.
  */
 int qnvram_flush(struct qnvram_pool *pool)
 {
 	int slot = pool->img_slot == 0 ? 1 : 0;
-	u64 base = qnvram_img_base(pool, slot);
 	u64 start = ktime_get_ns(), bytes = 0;
-	struct qnvram_img_header *hdr;
+	u64 direct_regions = 0, direct_bytes = 0;
+	u64 wb_dirty = 0, direct_dirty = 0;
 	struct qnvram_meta *img_meta;
 	void *buf;
 	u32 nr = 0;
@@ -396,6 +482,8 @@ int qnvram_flush(struct qnvram_pool *pool)
 	if (!img_meta)
 		return -ENOMEM;
 	qnvram_dev_unmap_all(pool);
+	/* Promote and wait for a background write-back into this slot. */
+	qnvram_wb_takeover(pool);
 
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		struct qnvram_region_entry *e = &img_meta->entries[i];
@@ -404,13 +492,22 @@ int qnvram_flush(struct qnvram_pool *pool)
 
 		if (!e->flags || (le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
 			continue;
+		nr++;
+		if (qnvram_wb_written(pool, i, &crc)) {
+			e->data_crc = cpu_to_le32(crc);
+			wb_dirty += pool->rt[i].dirty;
+			continue;
+		}
 		ret = qnvram_write_range(pool, off, len,
-					 base + QNVRAM_IMG_HDR_BYTES + off, &crc);
+					 qnvram_img_data_pos(pool, slot, off),
+					 &crc);
 		if (ret)
 			goto out_error;
 		e->data_crc = cpu_to_le32(crc);
 		bytes += len;
-		nr++;
+		direct_regions++;
+		direct_bytes += len;
+		direct_dirty += pool->rt[i].dirty;
 	}
 	/* The data writes must end before the sync buffer is reused. */
 	ret = qnvram_bounce_drain(pool);
@@ -420,41 +517,29 @@ int qnvram_flush(struct qnvram_pool *pool)
 	buf = qnvram_sync_buf(pool);
 	memset(buf, 0, QNVRAM_META_IO_BYTES);
 	memcpy(buf, img_meta, sizeof(*img_meta));
-	ret = qnvram_bio_rw(pool, REQ_OP_WRITE, base + QNVRAM_IMG_HDR_BYTES,
+	ret = qnvram_bio_rw(pool, REQ_OP_WRITE,
+			    qnvram_img_base(pool, slot) + QNVRAM_IMG_HDR_BYTES,
 			    QNVRAM_META_IO_BYTES);
 	if (ret)
 		goto out_error;
-
-	memset(buf, 0, QNVRAM_GRANULE);
-	hdr = buf;
-	hdr->magic = cpu_to_le64(QNVRAM_IMG_MAGIC);
-	hdr->version = cpu_to_le32(QNVRAM_FORMAT_VERSION);
-	hdr->nr_regions = cpu_to_le32(nr);
-	hdr->pool_bytes = cpu_to_le64(pool->bytes);
-	hdr->seq = cpu_to_le64(pool->img_seq + 1);
-	hdr->meta_crc = img_meta->hdr.crc;
-	qnvram_img_seal(hdr);
-	/* The data and metadata must be stable before the header names them. */
-	ret = qnvram_bio_rw(pool, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA, base,
-			    QNVRAM_GRANULE);
+	bytes += QNVRAM_META_IO_BYTES;
+	ret = qnvram_img_commit(pool, slot, img_meta, nr, bytes, start);
 	if (ret)
 		goto out_error;
-
-	pool->img_slot = slot;
-	pool->img_seq++;
-	bytes += QNVRAM_META_IO_BYTES + QNVRAM_GRANULE;
-	pool->stats.flushes++;
-	pool->stats.flush_bytes += bytes;
-	pool->stats.last_flush_bytes = bytes;
-	pool->stats.last_flush_ns = ktime_get_ns() - start;
-	kfree(pool->img_meta);
-	pool->img_meta = img_meta;
-	qnvram_genl_event(QNVRAM_EVENT_FLUSHED, pool, -1);
+	pool->stats.direct_regions += direct_regions;
+	pool->stats.direct_bytes += direct_bytes;
+	pool->stats.wb_dirty_regions += wb_dirty;
+	pool->stats.direct_dirty_regions += direct_dirty;
+	/* Unmapped under the lock: the image holds every present byte. */
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+		pool->rt[i].dirty = false;
+	qnvram_wb_end(pool, 0);
 	return 0;
 
 out_error:
 	pool->stats.flush_errors++;
 	kfree(img_meta);
+	qnvram_wb_end(pool, ret);
 	pr_err("flush to image slot %d failed: %d\n", slot, ret);
 	return ret;
 }
@@ -548,6 +633,7 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 	e->offset = cpu_to_le64(soff);
 	e->data_crc = cpu_to_le32(crc);
 	qnvram_meta_commit(pool);
+	pool->rt[slot].dirty = false;	/* its bytes are on flash */
 	pool->stats.swap_outs++;
 	pool->stats.swap_bytes += len;
 	qnvram_genl_event(QNVRAM_EVENT_SWAPPED_OUT, pool, slot);
@@ -591,6 +677,7 @@ int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
 	e->offset = cpu_to_le64(pool_offset);
 	e->data_crc = 0;
 	qnvram_meta_commit(pool);
+	qnvram_region_touch(pool, slot);
 	pool->stats.swap_ins++;
 	qnvram_genl_event(QNVRAM_EVENT_SWAPPED_IN, pool, slot);
 	return 0;

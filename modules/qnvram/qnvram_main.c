@@ -230,6 +230,7 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
 	e->offset = cpu_to_le64(offset);
 	e->length = cpu_to_le64(length);
 	qnvram_meta_commit(pool);
+	qnvram_region_touch(pool, slot);
 	return slot;
 }
 
@@ -425,6 +426,19 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("swap_ins", pool->stats.swap_ins);
 	QNVRAM_STAT("restore_dropped_regions", pool->stats.restore_dropped);
 	QNVRAM_STAT("frozen_faults", pool->stats.frozen_faults);
+	QNVRAM_STAT("wb_started", pool->stats.wb_started);
+	QNVRAM_STAT("wb_running", pool->wb.state != QNVRAM_WB_IDLE);
+	QNVRAM_STAT("wb_images", pool->stats.wb_images);
+	QNVRAM_STAT("wb_takeovers", pool->stats.wb_takeovers);
+	QNVRAM_STAT("wb_promotions", pool->stats.wb_promotions);
+	QNVRAM_STAT("wb_errors", pool->stats.wb_errors);
+	QNVRAM_STAT("wb_no_freeblock", pool->stats.wb_no_freeblock);
+	QNVRAM_STAT("wb_regions", pool->stats.wb_regions);
+	QNVRAM_STAT("wb_bytes", pool->stats.wb_bytes);
+	QNVRAM_STAT("direct_regions", pool->stats.direct_regions);
+	QNVRAM_STAT("direct_bytes", pool->stats.direct_bytes);
+	QNVRAM_STAT("wb_dirty_regions", pool->stats.wb_dirty_regions);
+	QNVRAM_STAT("direct_dirty_regions", pool->stats.direct_dirty_regions);
 	mutex_unlock(&pool->lock);
 #undef QNVRAM_STAT
 	return n;
@@ -501,7 +515,7 @@ static void qnvram_pool_unmap(struct qnvram_pool *pool)
 static int qnvram_pool_load(struct qnvram_pool *pool)
 {
 	const char *why0, *why1;
-	int cur, ret, ret0, ret1;
+	int cur, i, ret, ret0, ret1;
 
 	if (reformat)
 		goto format;
@@ -515,6 +529,9 @@ static int qnvram_pool_load(struct qnvram_pool *pool)
 		/* A torn other slot means a reset hit an update: say so. */
 		qnvram_meta_validate(qnvram_meta_slot_ptr(pool, cur ^ 1),
 				     pool->bytes, &why0);
+		/* The flash image may be older than what RAM kept. */
+		for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+			pool->rt[i].dirty = true;
 		pr_info("adopted pool: generation %llu (slot %d; slot %d: %s)\n",
 			le64_to_cpu(pool->meta->hdr.generation), cur, cur ^ 1,
 			why0);
@@ -600,6 +617,7 @@ static int __init qnvram_init(void)
 	ret = qnvram_triggers_init(pool);
 	if (ret)
 		goto err_dev;
+	qnvram_wb_init(pool);
 	qnvram_debugfs_init(pool);
 	pr_info("pool %llu bytes at %s, backing %s\n", pool->bytes,
 		pool->fallback ? "vmalloc (fallback)" : "reserved RAM",
@@ -625,6 +643,7 @@ static void __exit qnvram_exit(void)
 
 	qnvram_debugfs_exit();
 	qnvram_triggers_exit(pool);
+	qnvram_wb_exit(pool);
 	qnvram_dev_exit();
 	qnvram_genl_exit();
 	qnvram_backing_close(pool);

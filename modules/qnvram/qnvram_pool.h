@@ -18,6 +18,7 @@
 #include "mobio_compat.h"
 #include "mobio_genl.h"
 #include "qnvram_format.h"
+#include "freeblock.h"
 
 /* Where the pool came from at load time (stat "boot_source"). */
 enum qnvram_boot_source {
@@ -32,11 +33,20 @@ enum qnvram_boot_source {
  *	swapped out while > 0. Protected by qnvram_pool.lock.
  * @maps: vmas mapping it (for reports only)
  * @last_used_ns: ktime of the last bind or unbind, for swap-out order
+ * @touched: the region's bytes may have changed since the last background
+ *	write-back snapshot (a page fault mapped it, it was created or swapped
+ *	in). Protected by qnvram_pool.lock.
+ * @dirty: the region's bytes may differ from the newest flash image (set
+ *	with @touched, and for every region adopted after a warm reboot;
+ *	cleared by an image that holds its present bytes, or a swap-out).
+ *	Protected by qnvram_pool.lock.
  */
 struct qnvram_region_rt {
 	unsigned int binds;
 	atomic_t maps;
 	u64 last_used_ns;
+	bool touched;
+	bool dirty;
 };
 
 /**
@@ -56,6 +66,23 @@ struct qnvram_region_rt {
  * @restore_dropped: regions dropped at restore for a bad checksum
  * @frozen_faults: page faults that found the pool frozen after a shutdown
  *	flush and waited
+ * @wb_started: background write-backs started (through freeblock)
+ * @wb_images: images committed by a background write-back alone
+ * @wb_takeovers: background write-backs that a synchronous flush (power
+ *	key, power-off, mobioctl qnvram flush) took over and finished
+ * @wb_promotions: freeblock tasks promoted by such a takeover
+ * @wb_errors: background write-backs that failed (I/O error, no memory)
+ * @wb_no_freeblock: write-backs asked for (periodic, debugfs) without
+ *	freeblock loaded: a synchronous flush wrote the image instead
+ * @wb_regions: regions whose bytes a background write-back wrote in the
+ *	freeblock's idle time and that an image then committed
+ * @wb_bytes: their bytes
+ * @direct_regions: regions whose bytes a synchronous flush wrote itself
+ * @direct_bytes: their bytes
+ * @wb_dirty_regions: dirty regions (changed since the newest image) that a
+ *	background write-back cleaned: its image holds their bytes
+ * @direct_dirty_regions: dirty regions that a synchronous flush cleaned by
+ *	writing them itself
  *
  * Protected by qnvram_pool.lock, except @power_key_presses (written in
  * atomic context by the input handler, read racily).
@@ -75,6 +102,18 @@ struct qnvram_stats {
 	u64 swap_bytes;
 	u64 restore_dropped;
 	u64 frozen_faults;
+	u64 wb_started;
+	u64 wb_images;
+	u64 wb_takeovers;
+	u64 wb_promotions;
+	u64 wb_errors;
+	u64 wb_no_freeblock;
+	u64 wb_regions;
+	u64 wb_bytes;
+	u64 direct_regions;
+	u64 direct_bytes;
+	u64 wb_dirty_regions;
+	u64 direct_dirty_regions;
 };
 
 /**
@@ -95,6 +134,98 @@ struct qnvram_bounce {
 };
 
 #define QNVRAM_NR_BOUNCE	2
+
+/* freeblock tasks of one background write-back, at most */
+#define QNVRAM_WB_MAX_TASKS	32
+
+enum qnvram_wb_state {
+	QNVRAM_WB_IDLE,		/* no background write-back */
+	QNVRAM_WB_RUNNING,	/* snapshot taken, tasks registered, no commit */
+	QNVRAM_WB_TAKEN,	/* a synchronous flush is finishing it */
+};
+
+struct qnvram_wb;
+
+/**
+ * struct qnvram_wb_task - one freeblock write task of a write-back
+ * @wb: the write-back
+ * @id: freeblock's task id (> 0 once registered)
+ * @dev_pos: first byte on the backing device
+ * @len: bytes (a multiple of @blksize)
+ * @blksize: freeblock block size, bytes
+ * @buf: the bytes to write, inside the staging buffer
+ * @error: first block error, or the task's final error (0: all written)
+ * @ended: the final callback came
+ *
+ * @error and @ended are written by freeblock's callbacks and read after
+ * qnvram_wb.tasks_done.
+ */
+struct qnvram_wb_task {
+	struct qnvram_wb *wb;
+	int id;
+	u64 dev_pos;
+	u64 len;
+	u32 blksize;
+	void *buf;
+	int error;
+	bool ended;
+};
+
+/**
+ * struct qnvram_wb - the background write-back of the pool (one at a time)
+ * @state: enum qnvram_wb_state; changed under qnvram_pool.lock, read
+ *	without it by waiters
+ * @slot: the image slot it writes (the older one)
+ * @meta: the image's metadata copy, sealed, with each region's CRC
+ * @staging: vmalloc'd copy of the metadata block and of the regions'
+ *	bytes, taken at the snapshot; freeblock writes from it
+ * @tasks: the freeblock tasks
+ * @nr_tasks: used entries of @tasks
+ * @tasks_left: tasks whose final callback has not come, plus one while
+ *	they are being registered
+ * @tasks_done: completed when @tasks_left reaches 0
+ * @commit_work: commits the image once every task has ended
+ * @start_ns: ktime_get_ns() at the snapshot
+ * @nr_regions: resident regions in the snapshot
+ * @data_bytes: their bytes
+ * @reused: regions a takeover found written and untouched (not rewritten)
+ * @reused_bytes: their bytes
+ * @seq: write-backs started since load (this one's number)
+ * @done_seq: the last one that ended (committed, taken over or failed)
+ * @result: how that one ended: 0 when an image with its snapshot (or a
+ *	newer one) was committed, else a negative errno
+ * @fb_write: freeblock's fb_write(), from symbol_get() while running (a
+ *	soft dependency: see qnvram_wb.c)
+ * @fb_promote: freeblock's fb_promote()
+ * @fb_abort: freeblock's fb_abort()
+ * @periodic: runs a write-back every writeback_s seconds
+ */
+struct qnvram_wb {
+	enum qnvram_wb_state state;
+	int slot;
+	struct qnvram_meta *meta;
+	void *staging;
+	struct qnvram_wb_task tasks[QNVRAM_WB_MAX_TASKS];
+	unsigned int nr_tasks;
+	atomic_t tasks_left;
+	struct completion tasks_done;
+	struct work_struct commit_work;
+	u64 start_ns;
+	u32 nr_regions;
+	u64 data_bytes;
+	u32 reused;
+	u64 reused_bytes;
+	u64 seq;
+	u64 done_seq;
+	int result;
+	int (*fb_write)(struct block_device *bdev, const struct fb_range *range,
+			u32 blksize, fb_callback_t callback,
+			fb_getbuffer_t getbuffer, void *ctx,
+			const struct fb_rate *rate);
+	int (*fb_promote)(int id);
+	int (*fb_abort)(int id);
+	struct delayed_work periodic;
+};
 
 /**
  * struct qnvram_pool - the one pool of this module
@@ -134,6 +265,9 @@ struct qnvram_bounce {
  *	by a shutdown flush (power key, power-off) so that apps do nothing
  *	after the image they could not redo from it
  *
+ * @wb: the background write-back through freeblock, protected by @lock
+ *	(see struct qnvram_wb)
+ *
  * @boot_source: enum qnvram_boot_source
  * @stats: counters
  * @power_key_work: flush after the power key was held hold_ms
@@ -162,11 +296,16 @@ struct qnvram_pool {
 	struct list_head bindings;
 	unsigned long frozen_until;
 
+	struct qnvram_wb wb;
+
 	enum qnvram_boot_source boot_source;
 	struct qnvram_stats stats;
 	struct delayed_work power_key_work;
 	struct notifier_block reboot_nb;
 };
+
+/* The metadata copy in an image, rounded to whole 4 KiB blocks. */
+#define QNVRAM_META_IO_BYTES	round_up(sizeof(struct qnvram_meta), QNVRAM_GRANULE)
 
 /* Bytes moved per bio between the pool and the backing device. */
 #define QNVRAM_BOUNCE_BYTES	(1024 * 1024)
@@ -203,7 +342,7 @@ void qnvram_meta_commit(struct qnvram_pool *pool);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 				  struct mobio_stat *stats, unsigned int max);
-#define QNVRAM_NR_STATS	32
+#define QNVRAM_NR_STATS	48
 
 /* qnvram_flash.c */
 int qnvram_backing_open(struct qnvram_pool *pool, const char *path);
@@ -214,6 +353,19 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot);
 int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset);
 int qnvram_triggers_init(struct qnvram_pool *pool);
 void qnvram_triggers_exit(struct qnvram_pool *pool);
+int qnvram_img_commit(struct qnvram_pool *pool, int slot,
+		      struct qnvram_meta *img_meta, u32 nr, u64 bytes,
+		      u64 start_ns);
+u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off);
+
+/* qnvram_wb.c */
+void qnvram_wb_init(struct qnvram_pool *pool);
+void qnvram_wb_exit(struct qnvram_pool *pool);
+int qnvram_wb_run(struct qnvram_pool *pool);
+void qnvram_wb_takeover(struct qnvram_pool *pool);
+bool qnvram_wb_written(struct qnvram_pool *pool, int slot, u32 *crc);
+void qnvram_region_touch(struct qnvram_pool *pool, int slot);
+void qnvram_wb_end(struct qnvram_pool *pool, int result);
 
 /* qnvram_dev.c */
 int qnvram_dev_init(void);

@@ -17,7 +17,8 @@ A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
     # vm-memmap: 32M$0x30000000  reserved RAM (memmap= on the kernel command line)
     # vm-disk: flash 128M        an extra raw virtio disk, $DISK_flash in the guest
     # vm-kmod: null_blk zram     Debian kernel modules (and their deps) to ship
-    # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship
+    # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship;
+                                 a relative path with a / is under the tree
     # vm-append: foo=bar         more kernel command line
 The guest side (tests/vm/guest/lib.sh) prints "MOBIO ..." lines on /dev/ttyS1,
 which is a unix socket to this runner; see docs/vm-bench.md for the protocol.
@@ -57,6 +58,7 @@ STATE_DISK_BYTES = 1 << 20          # two 64 KiB A/B slots, rounded up
 SPLAT_GRACE_S = 3.0                 # keep reading the console after a splat
 POWEROFF_GRACE_S = 15.0             # FINISH seen -> QEMU should exit by itself
 RESET_RANDOM_MS = (0, 3000)         # "request_reset_after random"
+UNPLUG_WAIT_S = 30.0                # device_del -> DEVICE_DELETED at most
 
 # kernel console lines that fail a run (only lines with a printk timestamp)
 SPLAT_RE = re.compile(r"WARNING:|BUG:|Oops|general protection|lockdep|KASAN|"
@@ -367,7 +369,9 @@ def build_extras(kver, spec):
     mods = kmod_order(kver, spec.kmods) if spec.kmods else []
     bins = []
     for b in spec.bins:
-        p = b if os.path.isabs(b) else shutil.which(b)
+        # a relative path with a "/" (tools/fb-backup) is the project's own
+        p = b if os.path.isabs(b) else \
+            os.path.join(TOP, b) if os.sep in b else shutil.which(b)
         if not p or not os.path.exists(p):
             raise SystemExit("vm: %s: vm-bin %s not found on the host" % (spec.name, b))
         bins.append(p)
@@ -497,6 +501,7 @@ class Qmp:
             raise RuntimeError("QMP socket %s did not open" % path)
         self.sock.settimeout(10)
         self.buf = b""
+        self.events = []                  # asynchronous events not yet taken
         self._reply()                     # greeting
         self.cmd("qmp_capabilities")
 
@@ -511,6 +516,32 @@ class Qmp:
             msg = json.loads(line)
             if "event" not in msg:
                 return msg
+            self.events.append(msg)
+
+    def take_event(self, name, **data):
+        """Read what QMP has sent without blocking; remove and return the first
+        event NAME whose data has these values, or None."""
+        self.sock.setblocking(False)
+        try:
+            while True:
+                d = self.sock.recv(65536)
+                if not d:
+                    break
+                self.buf += d
+        except (BlockingIOError, InterruptedError):
+            pass
+        finally:
+            self.sock.settimeout(10)
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            msg = json.loads(line)
+            if "event" in msg:
+                self.events.append(msg)
+        for i, e in enumerate(self.events):
+            if e["event"] == name and all(e.get("data", {}).get(k) == v
+                                          for k, v in data.items()):
+                return self.events.pop(i)
+        return None
 
     def cmd(self, name, **args):
         m = {"execute": name}
@@ -551,8 +582,11 @@ class Vm:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.res_path)
         self.listener.listen(1)
-        drives = [os.path.join(outdir, "state.img")] + \
-            [os.path.join(outdir, "disk-%s.img" % d) for d, _ in spec.disks]
+        # (name, image): each virtio disk has QOM id "disk-<name>" for QMP
+        # device_del; the -drive text keeps "file=<image>," first
+        # (bench/fio/run-bench.py matches it) and the order keeps vda, vdb...
+        drives = [("state", os.path.join(outdir, "state.img"))] + \
+            [(d, os.path.join(outdir, "disk-%s.img" % d)) for d, _ in spec.disks]
         cmd = ["qemu-system-x86_64"] + accel_args() + [
             "-smp", "2", "-m", str(spec.mem), "-display", "none", "-nodefaults",
             "-no-user-config", "-kernel", image, "-initrd", initrd,
@@ -565,8 +599,10 @@ class Vm:
             cmd += ["-serial", "file:" + self.console_path]
         cmd += ["-chardev", "socket,id=res,path=" + self.res_path,
                 "-serial", "chardev:res"]
-        for d in drives:
-            cmd += ["-drive", "file=%s,if=virtio,format=raw,cache=writeback" % d]
+        for name, img in drives:
+            cmd += ["-drive", "file=%s,if=none,id=drv-%s,format=raw,cache=writeback"
+                    % (img, name),
+                    "-device", "virtio-blk-pci,drive=drv-%s,id=disk-%s" % (name, name)]
         self.cmd = cmd
         with open(os.path.join(outdir, "qemu-%d.cmd" % n), "w") as f:
             f.write(" ".join("'%s'" % a for a in cmd) + "\n")
@@ -772,6 +808,27 @@ class TestRun:
             self.cases.append(Case(self.kver, self.spec.name, "bench", False, self.error))
         return self
 
+    def device_del(self, vm, arg):
+        """REQ device_del <disk-name> <id>: hot-unplug the virtio disk of that
+        vm-disk name (QMP device_del: the guest is asked to eject it through ACPI
+        PCI hotplug). The guest gets "DONE <id> ok" once QEMU reports
+        DEVICE_DELETED, else "DONE <id> timeout" or "DONE <id> error <why>"."""
+        a = arg.split()
+        if len(a) != 2 or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", a[0]):
+            self.event("bad device_del request %r" % arg)
+            if len(a) >= 2:
+                vm.send("DONE %s error bad request\n" % a[-1])
+            return None
+        qid = "disk-" + a[0]
+        try:
+            vm.qmp.cmd("device_del", id=qid)
+        except RuntimeError as e:
+            self.event("device_del %s: %s" % (qid, e))
+            vm.send("DONE %s error %s\n" % (a[1], str(e).replace("\n", " ")))
+            return None
+        self.event("device_del %s" % qid)
+        return (qid, a[1], time.time() + UNPLUG_WAIT_S)
+
     def watch(self, vm, deadline, console, kind):
         """Follow one QEMU until finish, a cold-cycle request or a failure."""
         boot_start, boot_kind = vm.t_start, kind
@@ -784,6 +841,7 @@ class TestRun:
         key_up_at = None
         key_id = None
         poweroff_at = None         # the guest powers off by itself, then a new QEMU
+        unplug = None              # (QOM id, request id, deadline) of a device_del
         while True:
             time.sleep(0.05)
             now = time.time()
@@ -845,6 +903,16 @@ class TestRun:
                         vm.qmp.key("power", True)
                         key_up_at = time.time() + ms / 1000.0
                         self.event("power key down for %d ms" % ms)
+                    elif req == "device_del":
+                        unplug = self.device_del(vm, arg)
+            if unplug and vm.qmp.take_event("DEVICE_DELETED", device=unplug[0]):
+                self.event("%s deleted" % unplug[0])
+                vm.send("DONE %s ok\n" % unplug[1])
+                unplug = None
+            elif unplug and time.time() > unplug[2]:
+                self.event("%s: no DEVICE_DELETED in %d s" % (unplug[0], UNPLUG_WAIT_S))
+                vm.send("DONE %s timeout\n" % unplug[1])
+                unplug = None
             if poweroff_at and vm.proc.poll() is not None:
                 self.event("guest powered off (%.1f s)" % (time.time() - poweroff_at))
                 return "poweroff_cycle"

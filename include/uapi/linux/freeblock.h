@@ -11,15 +11,23 @@
  *    "vdb") answers with MOBIO_A_DEV_NAME and MOBIO_A_STATS; -ENODEV when
  *    freeblock never had a task on that disk. Any user may read counters.
  *
- * 2. /dev/freeblock, for one background read task per open file:
- *    FB_IOC_SCRUB registers it on a block device the caller opened for
- *    reading (the fd is passed, so the device's permissions decide who may
- *    read it); mmap() then maps the ring (struct fb_ring_hdr, the
+ * 2. /dev/freeblock, for one background task per open file:
+ *    FB_IOC_SCRUB registers a read task on a block device the caller opened
+ *    for reading (the fd is passed, so the device's permissions decide who
+ *    may read it); mmap() then maps the ring (struct fb_ring_hdr, the
  *    descriptors, the data slots) read-only; poll() reports POLLIN when
  *    descriptors are waiting and POLLHUP when the task has ended. The
  *    consumer reads descriptors from hdr->tail to hdr->head (each names
  *    the slot holding its block), then stores the new tail with
  *    FB_IOC_CONSUME, which frees those slots.
+ *
+ *    FB_IOC_WRITE registers a write task instead (the device opened for
+ *    writing), with late binding: when the kernel is about to issue block
+ *    n it sets hdr->want_lbn = n and hdr->want_pending = 1 and poll()
+ *    reports POLLOUT; the process answers with FB_IOC_FILL (block n's
+ *    data, copied into a free slot) and the block is issued. Completions
+ *    come as descriptors, as for reads (the slot holds what was written);
+ *    FB_IOC_CONSUME frees their slots.
  *
  * Counters (MOBIO_STAT_A_NAME):
  *   tasks               tasks registered on the disk
@@ -87,8 +95,9 @@ enum freeblock_attr {
 #define FB_RING_BYTES_MAX	(64U << 20)	/* slots * blksize */
 
 /**
- * struct fb_scrub_req - FB_IOC_SCRUB: register a background read task
- * @fd: in, a block device opened for reading by the caller
+ * struct fb_scrub_req - FB_IOC_SCRUB (FB_IOC_WRITE): register a background
+ *	read (write) task
+ * @fd: in, a block device opened by the caller for reading (writing)
  * @blksize: in, bytes per block: a power of two, FB_BLKSIZE_MIN to
  *	FB_BLKSIZE_MAX and a multiple of the device's logical block size
  * @start: in, first byte of the range; a multiple of @blksize
@@ -136,6 +145,10 @@ struct fb_scrub_req {
  * @blocks_done: blocks delivered
  * @blocks_failed: blocks delivered with an error status
  * @nblocks: blocks in the task
+ * @want_lbn: write tasks: the block the kernel is about to issue and asks
+ *	data for, valid while @want_pending is 1
+ * @want_pending: write tasks: 1 while @want_lbn waits for FB_IOC_FILL
+ * @want_seq: write tasks: incremented each time a block is asked for
  */
 struct fb_ring_hdr {
 	__u32 magic;
@@ -150,6 +163,9 @@ struct fb_ring_hdr {
 	__u64 blocks_done;
 	__u64 blocks_failed;
 	__u64 nblocks;
+	__u64 want_lbn;
+	__u32 want_pending;
+	__u32 want_seq;
 };
 
 #define FB_RING_MAGIC		0x46424c4bU	/* "FBLK" */
@@ -176,5 +192,31 @@ struct fb_desc {
 #define FB_IOC_ABORT	_IO(FB_IOC_MAGIC, 3)
 /* Promote the file's task: issued without waiting for idle time. */
 #define FB_IOC_PROMOTE	_IO(FB_IOC_MAGIC, 4)
+
+/**
+ * struct fb_fill - FB_IOC_FILL: the data of the block a write task asked for
+ * @lbn: in, the block: hdr->want_lbn while hdr->want_pending is 1
+ * @data: in, user address of @len bytes
+ * @len: in, bytes: the task's blksize
+ * @flags: in, must be 0
+ */
+struct fb_fill {
+	__u64 lbn;
+	__u64 data;
+	__u32 len;
+	__u32 flags;
+};
+
+/*
+ * Register a write task: struct fb_scrub_req as for FB_IOC_SCRUB, the fd
+ * open for writing (EACCES otherwise).
+ */
+#define FB_IOC_WRITE	_IOWR(FB_IOC_MAGIC, 5, struct fb_scrub_req)
+/*
+ * Give a write task the block it asked for. EINVAL: not a write task, a
+ * block not asked for (or already given), a bad @len or @flags; EAGAIN:
+ * no free slot (consume descriptors first); EFAULT.
+ */
+#define FB_IOC_FILL	_IOW(FB_IOC_MAGIC, 6, struct fb_fill)
 
 #endif /* _UAPI_LINUX_FREEBLOCK_H */

@@ -24,6 +24,15 @@
  *   fbtest load DEV SECONDS           foreground: 4 KiB O_DIRECT random
  *                                     reads back to back (queue depth 1);
  *                                     prints "reads=N"
+ *   fbtest write DEV SEED [options]   a write task (FB_IOC_WRITE through
+ *                                     tools/libfreeblock.c) writing the
+ *                                     pattern of SEED: each block's data is
+ *                                     given when the kernel asks for it;
+ *                                     prints one "key=value ..." line
+ *     --bs N --slots N --start B --len B --ceil KIBS --abort-after BLOCKS
+ *     --promote 1
+ *   fbtest badwrite DEV               malformed write requests and fills:
+ *                                     "ok NAME" / "bad NAME ..." lines
  *
  * Exit: 0 when every check held, 1 otherwise, 2 on usage errors.
  */
@@ -43,6 +52,8 @@
 #include <unistd.h>
 
 #include <linux/freeblock.h>
+
+#include "../../../tools/libfreeblock.c"
 
 static uint64_t pattern(uint64_t off, uint64_t seed)
 {
@@ -493,11 +504,234 @@ static int fuzz(const char *dev, const char *count, const char *seed)
 	return 0;
 }
 
+static int usage(void);
+
+struct write_run {
+	uint64_t start, seed;
+	uint32_t bs;
+	uint64_t fills, done, failed, bad, order_bad, next;
+	uint64_t ahead, max_ahead;
+	long abort_after;
+	int aborted;
+};
+
+/* fb_fill_fn: the kernel asks for block @lbn now */
+static int write_fill(void *ctx, uint64_t lbn, void *buf, uint32_t len)
+{
+	struct write_run *w = ctx;
+	uint64_t *p = buf, i;
+
+	if (lbn != w->next)
+		w->order_bad++;	/* blocks are asked for in order */
+	w->next = lbn + 1;
+	for (i = 0; i < len / 8; i++)
+		p[i] = pattern(w->start + lbn * w->bs + i * 8, w->seed);
+	w->fills++;
+	/* blocks handed over and not yet seen completed */
+	w->ahead = w->fills - w->done;
+	if (w->ahead > w->max_ahead)
+		w->max_ahead = w->ahead;
+	return 0;
+}
+
+/* fb_block_fn: block @lbn was written (the slot still holds its data) */
+static int write_done(void *ctx, uint64_t lbn, int status, const void *data,
+		      uint32_t len)
+{
+	struct write_run *w = ctx;
+	const uint64_t *p = data;
+	uint64_t i;
+
+	w->done++;
+	if (status) {
+		w->failed++;
+		return 0;
+	}
+	for (i = 0; i < len / 8; i++)
+		if (p[i] != pattern(w->start + lbn * w->bs + i * 8, w->seed)) {
+			w->bad++;
+			break;
+		}
+	return 0;
+}
+
+static int write_task(int argc, char **argv)
+{
+	struct fb_task_opts o = { .blksize = 65536, .nslots = 16 };
+	struct write_run w = { .abort_after = -1 };
+	uint64_t t0 = now_ms();
+	struct fb_task *t;
+	int i, r, dfd;
+
+	w.seed = strtoull(argv[3], NULL, 0);
+	for (i = 4; i + 1 < argc; i += 2) {
+		unsigned long long v = strtoull(argv[i + 1], NULL, 0);
+
+		if (!strcmp(argv[i], "--bs"))
+			o.blksize = v;
+		else if (!strcmp(argv[i], "--slots"))
+			o.nslots = v;
+		else if (!strcmp(argv[i], "--start"))
+			o.start = v;
+		else if (!strcmp(argv[i], "--len"))
+			o.len = v;
+		else if (!strcmp(argv[i], "--ceil"))
+			o.ceiling_kbps = v;
+		else if (!strcmp(argv[i], "--abort-after"))
+			w.abort_after = v;
+		else if (!strcmp(argv[i], "--promote"))
+			o.promote = v;
+		else
+			return usage();
+	}
+	if (i != argc)
+		return usage();
+	w.start = o.start;
+	w.bs = o.blksize;
+	dfd = open(argv[2], O_RDWR);
+	if (dfd < 0) {
+		perror(argv[2]);
+		return 1;
+	}
+	r = fb_task_open_write(&t, dfd, &o);
+	close(dfd);
+	if (r) {
+		printf("write_errno=%d (%s)\n", -r, strerror(-r));
+		return 1;
+	}
+	while ((r = fb_task_poll_write(t, 1000, write_fill, write_done, &w)) == 0) {
+		if (w.abort_after >= 0 && !w.aborted &&
+		    w.done >= (uint64_t)w.abort_after) {
+			if (fb_task_abort(t)) {
+				perror("abort");
+				return 1;
+			}
+			w.aborted = 1;
+		}
+	}
+	printf("nblocks=%" PRIu64 " fills=%" PRIu64 " done=%" PRIu64
+	       " failed=%" PRIu64 " bad=%" PRIu64 " order_bad=%" PRIu64
+	       " max_ahead=%" PRIu64 " prefix=%" PRIu64 " result=%d poll=%d"
+	       " aborted=%d elapsed_ms=%" PRIu64 "\n", fb_task_nblocks(t),
+	       w.fills, w.done, w.failed, w.bad, w.order_bad, w.max_ahead,
+	       fb_task_prefix(t), r == 1 ? fb_task_result(t) : 1, r,
+	       w.aborted, now_ms() - t0);
+	r = r == 1 && !w.bad && !w.order_bad && !w.failed &&
+	    (w.aborted || (w.done == fb_task_nblocks(t) &&
+			   w.fills == w.done && !fb_task_result(t)));
+	fb_task_close(t);
+	return r ? 0 : 1;
+}
+
+/* Malformed write registrations and fills: FB_IOC_WRITE, FB_IOC_FILL. */
+static int badwrite(const char *dev)
+{
+	struct fb_scrub_req good = { .blksize = 4096, .nslots = 4,
+				     .len = 1 << 20, .ceiling_kbps = 4 };
+	static uint64_t block[4096 / 8];
+	struct fb_fill f = { .len = 4096, .data = (uintptr_t)block };
+	volatile struct fb_ring_hdr *h;
+	struct fb_scrub_req r;
+	int fd = open("/dev/freeblock", O_RDWR);
+	int rfd = open(dev, O_RDONLY);
+	int wfd = open(dev, O_WRONLY);
+	int i;
+
+	if (fd < 0 || rfd < 0 || wfd < 0) {
+		perror("open");
+		return 1;
+	}
+	r = good;
+	r.fd = rfd;
+	expect("write_read_only_fd_eacces", ioctl(fd, FB_IOC_WRITE, &r), EACCES);
+	r = good;
+	r.fd = wfd;
+	r.flags = 1;
+	expect("write_flags_einval", ioctl(fd, FB_IOC_WRITE, &r), EINVAL);
+	r = good;
+	r.fd = wfd;
+	r.blksize = 3000;
+	expect("write_bad_blksize_einval", ioctl(fd, FB_IOC_WRITE, &r), EINVAL);
+	expect("write_bad_pointer_efault",
+	       ioctl(fd, FB_IOC_WRITE, (void *)16), EFAULT);
+	expect("fill_unregistered_einval", ioctl(fd, FB_IOC_FILL, &f), EINVAL);
+	close(fd);
+
+	/* a read task takes no fill */
+	fd = open("/dev/freeblock", O_RDWR);
+	r = good;
+	r.fd = rfd;
+	if (fd < 0 || ioctl(fd, FB_IOC_SCRUB, &r)) {
+		printf("bad read_task_registers %s\n", strerror(errno));
+		return 1;
+	}
+	expect("fill_read_task_einval", ioctl(fd, FB_IOC_FILL, &f), EINVAL);
+	close(fd);
+
+	/* a write task: only the block asked for, once, whole */
+	fd = open("/dev/freeblock", O_RDWR);
+	r = good;
+	r.fd = wfd;
+	if (fd < 0 || ioctl(fd, FB_IOC_WRITE, &r)) {
+		printf("bad write_task_registers %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ok write_task_registers\n");
+	r = good;
+	r.fd = wfd;
+	expect("second_write_ebusy", ioctl(fd, FB_IOC_WRITE, &r), EBUSY);
+	h = mmap(NULL, r.ring_bytes ? r.ring_bytes : 4096, PROT_READ,
+		 MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		printf("bad write_ring_maps %s\n", strerror(errno));
+		return 1;
+	}
+	/* the ceiling (4 KiB/s) lets block 0 be asked for at once */
+	for (i = 0; i < 100 && !__atomic_load_n(&h->want_pending,
+						__ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	if (!h->want_pending || h->want_lbn != 0) {
+		printf("bad write_asks_block_0 pending=%u lbn=%llu\n",
+		       h->want_pending, (unsigned long long)h->want_lbn);
+		failures++;
+	} else {
+		printf("ok write_asks_block_0\n");
+	}
+	f.lbn = 1;
+	expect("fill_not_asked_einval", ioctl(fd, FB_IOC_FILL, &f), EINVAL);
+	f.lbn = 0;
+	f.len = 512;
+	expect("fill_short_einval", ioctl(fd, FB_IOC_FILL, &f), EINVAL);
+	f.len = 4096;
+	f.flags = 1;
+	expect("fill_flags_einval", ioctl(fd, FB_IOC_FILL, &f), EINVAL);
+	f.flags = 0;
+	f.data = 16;
+	expect("fill_bad_data_efault", ioctl(fd, FB_IOC_FILL, &f), EFAULT);
+	expect("fill_bad_pointer_efault",
+	       ioctl(fd, FB_IOC_FILL, (void *)16), EFAULT);
+	f.data = (uintptr_t)block;
+	/* the block the disk already has: the disk's pattern is kept */
+	if (pread(rfd, block, sizeof(block), 0) != sizeof(block)) {
+		perror("pread");
+		return 1;
+	}
+	if (ioctl(fd, FB_IOC_FILL, &f)) {
+		printf("bad fill_asked_block_ok %s\n", strerror(errno));
+		failures++;
+	} else {
+		printf("ok fill_asked_block_ok\n");
+	}
+	expect("fill_twice_einval", ioctl(fd, FB_IOC_FILL, &f), EINVAL);
+	close(fd);
+	return failures ? 1 : 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: fbtest fill DEV SEED | scrub DEV [options] | "
 		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS |\n"
-		" fuzz DEV COUNT SEED\n");
+		" fuzz DEV COUNT SEED | write DEV SEED [options] | badwrite DEV\n");
 	return 2;
 }
 
@@ -523,6 +757,10 @@ int main(int argc, char **argv)
 		return fuzz(argv[2], argv[3], argv[4]);
 	if (!strcmp(argv[1], "load") && argc == 4)
 		return load(argv[2], argv[3]);
+	if (!strcmp(argv[1], "write") && argc >= 4)
+		return write_task(argc, argv);
+	if (!strcmp(argv[1], "badwrite") && argc == 3)
+		return badwrite(argv[2]);
 	if (strcmp(argv[1], "scrub"))
 		return usage();
 	for (i = 3; i + 1 < argc; i += 2) {

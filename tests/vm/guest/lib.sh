@@ -17,6 +17,8 @@
 #   request_poweroff_cycle  the guest powers off cleanly, then a new QEMU starts
 #   request_reset         the host does QMP system_reset now
 #   request_reset_after MS|MIN-MAX|random  the host resets after that delay; returns at once
+#   request_device_del NAME  the host hot-unplugs disk NAME ("# vm-disk: NAME ...")
+#                         with QMP device_del; returns 0 once QEMU has deleted it
 #   finish                the test is done: power off
 #   log MSG               a line on the console
 #   note MSG              a line the host prints at once (demos)
@@ -196,12 +198,16 @@ request_warm_reboot() {
 	sleep 600
 }
 
-# wait for "DONE <id>" from the host on fd 7, at most $2 s
+# wait for "DONE <id>" from the host on fd 7, at most $2 s; the whole line
+# is left in $_mobio_done
 _mobio_wait_done() {
 	local line
 	while read -t "$2" -r line <&7; do
 		case "$line" in
-		*"DONE $1"*) return 0 ;;
+		*"DONE $1"*)
+			_mobio_done=$line
+			return 0
+			;;
 		esac
 	done
 	echo "mobio: no answer from the host for $1" >&2
@@ -236,6 +242,20 @@ request_reset() {
 	_mobio_say "REQ reset"
 	echo "mobio: reset requested"
 	sleep 600
+}
+
+# The guest sees a PCI hot-unplug (ACPI eject): the disk goes away under its
+# users. Prints the host's answer when it is not "ok".
+request_device_del() {
+	local id
+	id="dd$$.$(cut -d' ' -f1 /proc/uptime)"
+	_mobio_say "REQ device_del $1 $id"
+	_mobio_wait_done "$id" 40 || return 1
+	case "$_mobio_done" in
+	*"DONE $id ok"*) return 0 ;;
+	esac
+	echo "mobio: device_del $1: ${_mobio_done#*DONE $id }" >&2
+	return 1
 }
 
 request_reset_after() {

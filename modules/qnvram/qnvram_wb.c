@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qNVRAM: background write-back of the pool through freeblock.ko.
+ *
+ * When freeblock is loaded, a write-back (every writeback_s seconds, or on
+ * a write to debugfs qnvram/writeback) does not write the image with its
+ * own bios. Under the pool lock it unmaps every region (as a flush does),
+ * copies the metadata and the resident regions into a staging buffer,
+ * checksums them there and marks every region untouched; apps go on at
+ * once. The image's data and metadata blocks are then fb_write() tasks on
+ * the backing device that freeblock issues in the foreground's idle time,
+ * from the staging buffer. When every task has ended the image header is
+ * written, after a cache flush and with FUA, exactly as a flush commits:
+ * the image is the pool as it was at the snapshot, and until its header
+ * lands the previous image stays current.
+ *
+ * A synchronous flush (power key, power-off, mobioctl qnvram flush) that
+ * finds a write-back running takes it over: with the regions unmapped it
+ * promotes the tasks (fb_promote(): no more waiting for idle time) and
+ * waits for them, then writes itself only the regions that the write-back
+ * did not finish or that apps touched (faulted in) since its snapshot,
+ * into the same image slot, and commits. The image is then the state at
+ * the flush, as before.
+ *
+ * freeblock is a soft dependency: its functions are looked up with
+ * symbol_get() when a write-back starts and released when it ends, so both
+ * modules load alone, and freeblock cannot be unloaded under a write-back.
+ * Without freeblock a write-back is a synchronous flush.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <linux/ktime.h>
+#include <linux/jiffies.h>
+#include "qnvram_pool.h"
+
+/* Block size of the 64 KiB-aligned middle of each extent. */
+#define QNVRAM_WB_BIG_BLOCK	(64U * 1024)
+/* Each extent takes up to three tasks (head, middle, tail); +1 metadata. */
+#define QNVRAM_WB_MAX_EXTENTS	((QNVRAM_WB_MAX_TASKS - 1) / 3)
+/* The longest period, s: a day. */
+#define QNVRAM_WB_MAX_PERIOD_S	(24U * 60 * 60)
+
+static unsigned int qnvram_writeback_s;
+/* The period's work may be armed: set by init, cleared by exit. */
+static bool qnvram_wb_ready;
+static DEFINE_MUTEX(qnvram_wb_ready_lock);	/* qnvram_wb_ready vs arming */
+
+static int qnvram_writeback_s_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	struct qnvram_wb *wb = &qnvram_pool.wb;
+	unsigned int s;
+	int ret;
+
+	ret = kstrtouint(val, 0, &s);
+	if (ret)
+		return ret;
+	if (s > QNVRAM_WB_MAX_PERIOD_S)
+		return -EINVAL;
+	mutex_lock(&qnvram_wb_ready_lock);
+	WRITE_ONCE(qnvram_writeback_s, s);
+	if (qnvram_wb_ready && s)
+		mod_delayed_work(system_long_wq, &wb->periodic, s * HZ);
+	else if (qnvram_wb_ready)
+		cancel_delayed_work(&wb->periodic);
+	mutex_unlock(&qnvram_wb_ready_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops qnvram_writeback_s_ops = {
+	.set = qnvram_writeback_s_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(writeback_s, &qnvram_writeback_s_ops, &qnvram_writeback_s,
+		0644);
+MODULE_PARM_DESC(writeback_s, "Write the pool image back every this many seconds, in freeblock's idle time when freeblock is loaded (0: never, default; at most 86400)");
+
+static unsigned int qnvram_wb_floor_kbps;
+module_param_named(writeback_floor_kbps, qnvram_wb_floor_kbps, uint, 0644);
+MODULE_PARM_DESC(writeback_floor_kbps, "Rate floor of background write-back tasks, KiB/s: progress even when the disk is never idle, at the foreground's expense (0: idle time only, default)");
+
+/* Look freeblock's API up; it stays loaded until qnvram_wb_put_fb(). */
+static bool qnvram_wb_get_fb(struct qnvram_wb *wb)
+{
+	wb->fb_write = symbol_get(fb_write);
+	wb->fb_promote = symbol_get(fb_promote);
+	wb->fb_abort = symbol_get(fb_abort);
+	if (wb->fb_write && wb->fb_promote && wb->fb_abort)
+		return true;
+	if (wb->fb_write)
+		symbol_put(fb_write);
+	if (wb->fb_promote)
+		symbol_put(fb_promote);
+	if (wb->fb_abort)
+		symbol_put(fb_abort);
+	wb->fb_write = NULL;
+	wb->fb_promote = NULL;
+	wb->fb_abort = NULL;
+	return false;
+}
+
+static void qnvram_wb_put_fb(struct qnvram_wb *wb)
+{
+	if (!wb->fb_write)
+		return;
+	symbol_put(fb_write);
+	symbol_put(fb_promote);
+	symbol_put(fb_abort);
+	wb->fb_write = NULL;
+	wb->fb_promote = NULL;
+	wb->fb_abort = NULL;
+}
+
+/* freeblock's late binding: the block's bytes in the staging buffer. */
+static void *qnvram_wb_getbuffer(void *ctx, u64 lbn, u32 len)
+{
+	struct qnvram_wb_task *t = ctx;
+
+	return t->buf + lbn * t->blksize;
+}
+
+/* Every task has ended: wake a takeover, or let the work commit. */
+static void qnvram_wb_tasks_ended(struct qnvram_wb *wb)
+{
+	complete_all(&wb->tasks_done);
+	queue_work(system_long_wq, &wb->commit_work);
+}
+
+/* freeblock's callback, per block and final (process context). */
+static void qnvram_wb_callback(void *ctx, u64 lbn, void *buf, int status)
+{
+	struct qnvram_wb_task *t = ctx;
+	struct qnvram_wb *wb = t->wb;
+
+	if (status)
+		cmpxchg(&t->error, 0, status);
+	if (lbn != FB_LBN_END)
+		return;
+	WRITE_ONCE(t->ended, true);
+	if (atomic_dec_and_test(&wb->tasks_left))
+		qnvram_wb_tasks_ended(wb);
+}
+
+/**
+ * struct qnvram_wb_extent - pool bytes written as one piece
+ * @off: first byte in the pool
+ * @end: one past the last byte
+ */
+struct qnvram_wb_extent {
+	u64 off;
+	u64 end;
+};
+
+static int qnvram_wb_extent_cmp(const void *a, const void *b)
+{
+	const struct qnvram_wb_extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static bool qnvram_entry_resident(const struct qnvram_region_entry *e)
+{
+	return e->flags && !(le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED);
+}
+
+/*
+ * The resident regions of @meta as at most QNVRAM_WB_MAX_EXTENTS extents
+ * in offset order: neighbours merge, across ever larger gaps until few
+ * enough are left (the bytes of a gap are written too; they are free
+ * space in the image). Return: the number of extents in @ext.
+ */
+static unsigned int qnvram_wb_extents(const struct qnvram_meta *meta,
+				      struct qnvram_wb_extent *ext)
+{
+	unsigned int i, m, n = 0;
+	u64 gap = 0;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &meta->entries[i];
+
+		if (!qnvram_entry_resident(e))
+			continue;
+		ext[n].off = le64_to_cpu(e->offset);
+		ext[n].end = ext[n].off + le64_to_cpu(e->length);
+		n++;
+	}
+	sort(ext, n, sizeof(*ext), qnvram_wb_extent_cmp, NULL);
+	for (;;) {
+		for (i = 0, m = 0; i < n; i++) {
+			if (m && ext[i].off - ext[m - 1].end <= gap)
+				ext[m - 1].end = max(ext[m - 1].end, ext[i].end);
+			else
+				ext[m++] = ext[i];
+		}
+		n = m;
+		if (n <= QNVRAM_WB_MAX_EXTENTS)
+			return n;
+		gap = gap ? gap * 2 : QNVRAM_WB_BIG_BLOCK;
+	}
+}
+
+static void qnvram_wb_add_task(struct qnvram_wb *wb, u64 dev_pos, u64 len,
+			       u32 blksize, void *buf)
+{
+	struct qnvram_wb_task *t;
+
+	if (!len || WARN_ON_ONCE(wb->nr_tasks >= QNVRAM_WB_MAX_TASKS))
+		return;
+	t = &wb->tasks[wb->nr_tasks++];
+	*t = (struct qnvram_wb_task){ .wb = wb, .dev_pos = dev_pos,
+		.len = len, .blksize = blksize, .buf = buf };
+}
+
+/*
+ * Tasks for device bytes [@pos, @end) from @buf: 4 KiB blocks up to the
+ * first 64 KiB boundary and after the last one, 64 KiB blocks between
+ * (freeblock wants a task's start aligned to its block size, and image
+ * data sits 4 KiB past a 64 KiB boundary).
+ */
+static void qnvram_wb_add_range(struct qnvram_wb *wb, u64 pos, u64 end,
+				void *buf)
+{
+	u64 a = min_t(u64, round_up(pos, QNVRAM_WB_BIG_BLOCK), end);
+	u64 b = max_t(u64, a, round_down(end, QNVRAM_WB_BIG_BLOCK));
+
+	qnvram_wb_add_task(wb, pos, a - pos, QNVRAM_GRANULE, buf);
+	qnvram_wb_add_task(wb, a, b - a, QNVRAM_WB_BIG_BLOCK, buf + (a - pos));
+	qnvram_wb_add_task(wb, b, end - b, QNVRAM_GRANULE, buf + (b - pos));
+}
+
+/*
+ * Copy the resident regions of wb->meta into the staging buffer (after
+ * the metadata block), set each entry's CRC from the copy, and lay out
+ * the tasks. Caller holds pool->lock with every region unmapped.
+ */
+static int qnvram_wb_stage(struct qnvram_pool *pool)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	struct qnvram_wb_extent *ext;
+	unsigned int i, j, n;
+	u64 total = QNVRAM_META_IO_BYTES, pos;
+
+	ext = kmalloc_array(QNVRAM_MAX_REGIONS, sizeof(*ext), GFP_KERNEL);
+	if (!ext)
+		return -ENOMEM;
+	n = qnvram_wb_extents(wb->meta, ext);
+	for (i = 0; i < n; i++)
+		total += ext[i].end - ext[i].off;
+	wb->staging = vmalloc(total);
+	if (!wb->staging) {
+		kfree(ext);
+		return -ENOMEM;
+	}
+
+	wb->nr_tasks = 0;
+	pos = QNVRAM_META_IO_BYTES;
+	for (i = 0; i < n; i++) {
+		u64 len = ext[i].end - ext[i].off;
+		u64 dev = qnvram_img_data_pos(pool, wb->slot, ext[i].off);
+
+		memcpy(wb->staging + pos, pool->base + ext[i].off, len);
+		qnvram_wb_add_range(wb, dev, dev + len, wb->staging + pos);
+		pos += len;
+	}
+
+	wb->nr_regions = 0;
+	wb->data_bytes = 0;
+	for (j = 0; j < QNVRAM_MAX_REGIONS; j++) {
+		struct qnvram_region_entry *e = &wb->meta->entries[j];
+		u64 off = le64_to_cpu(e->offset), len = le64_to_cpu(e->length);
+
+		if (!qnvram_entry_resident(e))
+			continue;
+		pos = QNVRAM_META_IO_BYTES;
+		for (i = 0; i < n && off >= ext[i].end; i++)
+			pos += ext[i].end - ext[i].off;
+		e->data_crc = cpu_to_le32(qnvram_crc32(0, wb->staging + pos +
+						       (off - ext[i].off), len));
+		wb->nr_regions++;
+		wb->data_bytes += len;
+	}
+	kfree(ext);
+
+	qnvram_meta_seal(wb->meta);
+	memset(wb->staging, 0, QNVRAM_META_IO_BYTES);
+	memcpy(wb->staging, wb->meta, sizeof(*wb->meta));
+	qnvram_wb_add_task(wb, qnvram_img_data_pos(pool, wb->slot, 0),
+			   QNVRAM_META_IO_BYTES, QNVRAM_GRANULE, wb->staging);
+	return 0;
+}
+
+/* Register the tasks; one that fails ends the write-back with its error. */
+static void qnvram_wb_register(struct qnvram_pool *pool)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	struct fb_rate rate = { .floor_kbps = READ_ONCE(qnvram_wb_floor_kbps) };
+	unsigned int i;
+	int id, err = 0;
+
+	reinit_completion(&wb->tasks_done);
+	atomic_set(&wb->tasks_left, wb->nr_tasks + 1);
+	for (i = 0; i < wb->nr_tasks; i++) {
+		struct qnvram_wb_task *t = &wb->tasks[i];
+		struct fb_range r = { .start = t->dev_pos, .len = t->len };
+
+		id = err ? err : wb->fb_write(pool->backing.bdev, &r, t->blksize,
+					     qnvram_wb_callback,
+					     qnvram_wb_getbuffer, t, &rate);
+		if (id > 0) {
+			t->id = id;
+			continue;
+		}
+		err = id;
+		t->error = id;
+		t->ended = true;
+		atomic_dec(&wb->tasks_left);
+	}
+	if (err) {
+		pr_warn("background write-back: freeblock refused a task: %d\n",
+			err);
+		for (i = 0; i < wb->nr_tasks; i++)
+			if (wb->tasks[i].id > 0)
+				wb->fb_abort(wb->tasks[i].id);
+	}
+	if (atomic_dec_and_test(&wb->tasks_left))
+		qnvram_wb_tasks_ended(wb);
+}
+
+/* Start a write-back: snapshot, then tasks. Caller holds pool->lock. */
+static int qnvram_wb_start(struct qnvram_pool *pool)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	int i, ret;
+
+	lockdep_assert_held(&pool->lock);
+	if (!pool->backing.bdev)
+		return -ENODEV;
+	if (wb->state != QNVRAM_WB_IDLE)
+		return -EBUSY;
+	if (!qnvram_wb_get_fb(wb)) {
+		pool->stats.wb_no_freeblock++;
+		return -ENOPKG;
+	}
+	wb->meta = kmemdup(pool->meta, sizeof(*wb->meta), GFP_KERNEL);
+	if (!wb->meta) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	wb->slot = pool->img_slot == 0 ? 1 : 0;
+	wb->start_ns = ktime_get_ns();
+	/* From here on a write to a region faults, and marks it touched. */
+	qnvram_dev_unmap_all(pool);
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+		pool->rt[i].touched = false;
+	ret = qnvram_wb_stage(pool);
+	if (ret)
+		goto err_free;
+	wb->reused = 0;
+	wb->reused_bytes = 0;
+	wb->seq++;
+	wb->state = QNVRAM_WB_RUNNING;
+	pool->stats.wb_started++;
+	qnvram_wb_register(pool);
+	return 0;
+
+err_free:
+	kfree(wb->meta);
+	wb->meta = NULL;
+err_put:
+	qnvram_wb_put_fb(wb);
+	pool->stats.wb_errors++;
+	return ret;
+}
+
+/**
+ * qnvram_wb_end() - end the background write-back, if one is running
+ * @pool: the pool; caller holds @pool->lock
+ * @result: 0 when an image holding its snapshot (or a newer state) was
+ *	committed, else the negative errno that ended it
+ *
+ * Every task must have ended. Frees the staging buffer and releases
+ * freeblock; a taken-over write-back counts the regions whose bytes it had
+ * written for the flush.
+ * Context: process.
+ */
+void qnvram_wb_end(struct qnvram_pool *pool, int result)
+{
+	struct qnvram_wb *wb = &pool->wb;
+
+	lockdep_assert_held(&pool->lock);
+	if (wb->state == QNVRAM_WB_IDLE)
+		return;
+	if (wb->state == QNVRAM_WB_TAKEN) {
+		pool->stats.wb_takeovers++;
+		if (!result) {
+			pool->stats.wb_regions += wb->reused;
+			pool->stats.wb_bytes += wb->reused_bytes;
+		}
+	}
+	vfree(wb->staging);
+	wb->staging = NULL;
+	kfree(wb->meta);
+	wb->meta = NULL;
+	qnvram_wb_put_fb(wb);
+	wb->result = result;
+	WRITE_ONCE(wb->done_seq, wb->seq);
+	wb->state = QNVRAM_WB_IDLE;
+}
+
+/* The first error of the tasks, 0 when every block was written. */
+static int qnvram_wb_error(struct qnvram_wb *wb)
+{
+	unsigned int i;
+
+	for (i = 0; i < wb->nr_tasks; i++)
+		if (READ_ONCE(wb->tasks[i].error))
+			return wb->tasks[i].error;
+	return 0;
+}
+
+/* Whether table entry @slot is the region it was at the snapshot. */
+static bool qnvram_wb_same_region(struct qnvram_pool *pool, int slot)
+{
+	const struct qnvram_region_entry *s = &pool->wb.meta->entries[slot];
+	const struct qnvram_region_entry *e = &pool->meta->entries[slot];
+
+	return qnvram_entry_resident(s) && s->flags == e->flags &&
+	       s->uid == e->uid && s->magic == e->magic &&
+	       s->offset == e->offset && s->length == e->length;
+}
+
+/*
+ * The write-back's image is now the newest: the regions that nobody
+ * touched since the snapshot hold what it holds. Caller holds pool->lock.
+ */
+static void qnvram_wb_clean(struct qnvram_pool *pool)
+{
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		if (!pool->rt[i].dirty || pool->rt[i].touched ||
+		    !qnvram_wb_same_region(pool, i))
+			continue;
+		pool->rt[i].dirty = false;
+		pool->stats.wb_dirty_regions++;
+	}
+}
+
+/* Every task has ended and nobody took over: commit the image. */
+static void qnvram_wb_commit_fn(struct work_struct *work)
+{
+	struct qnvram_pool *pool = container_of(work, struct qnvram_pool,
+						wb.commit_work);
+	struct qnvram_wb *wb = &pool->wb;
+	int ret;
+
+	mutex_lock(&pool->lock);
+	/* A later write-back may have started: its tasks are not done. */
+	if (wb->state != QNVRAM_WB_RUNNING ||
+	    !completion_done(&wb->tasks_done))
+		goto out_unlock;
+	ret = qnvram_wb_error(wb);
+	if (!ret)
+		ret = qnvram_img_commit(pool, wb->slot, wb->meta, wb->nr_regions,
+					wb->data_bytes + QNVRAM_META_IO_BYTES,
+					wb->start_ns);
+	if (!ret) {
+		qnvram_wb_clean(pool);
+		wb->meta = NULL;	/* the pool's newest image now */
+		pool->stats.wb_images++;
+		pool->stats.wb_regions += wb->nr_regions;
+		pool->stats.wb_bytes += wb->data_bytes;
+	} else {
+		pool->stats.wb_errors++;
+		pr_warn("background write-back to image slot %d failed: %d\n",
+			wb->slot, ret);
+	}
+	qnvram_wb_end(pool, ret);
+out_unlock:
+	mutex_unlock(&pool->lock);
+}
+
+/**
+ * qnvram_wb_takeover() - make a running background write-back urgent and
+ *	wait for its tasks, so that a flush can finish it
+ * @pool: the pool; caller holds @pool->lock and has unmapped every region
+ *
+ * Promotes every task that has not ended (fb_promote(): issued now, at
+ * best-effort priority) and waits for all of them; the write-back then
+ * belongs to the caller, which asks qnvram_wb_written() region by region
+ * and ends it with qnvram_wb_end(). It writes the same image slot as the
+ * caller (the older one). Nothing happens when none is running.
+ * Context: process, may sleep (for the tasks' I/O).
+ */
+void qnvram_wb_takeover(struct qnvram_pool *pool)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	unsigned int i;
+
+	lockdep_assert_held(&pool->lock);
+	if (wb->state != QNVRAM_WB_RUNNING)
+		return;
+	for (i = 0; i < wb->nr_tasks; i++) {
+		if (READ_ONCE(wb->tasks[i].ended) || wb->tasks[i].id <= 0)
+			continue;
+		if (!wb->fb_promote(wb->tasks[i].id))
+			pool->stats.wb_promotions++;
+	}
+	/* The callbacks never take the pool lock. */
+	wait_for_completion(&wb->tasks_done);
+	wb->state = QNVRAM_WB_TAKEN;
+}
+
+/* Whether every task covering device bytes [@pos, @end) wrote them all. */
+static bool qnvram_wb_range_written(struct qnvram_wb *wb, u64 pos, u64 end)
+{
+	unsigned int i;
+
+	for (i = 0; i < wb->nr_tasks; i++) {
+		const struct qnvram_wb_task *t = &wb->tasks[i];
+
+		if (t->dev_pos < end && pos < t->dev_pos + t->len &&
+		    (t->error || !t->ended))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * qnvram_wb_written() - whether a taken-over write-back already wrote a
+ *	region's present bytes into the image slot
+ * @pool: the pool; caller holds @pool->lock, after qnvram_wb_takeover()
+ * @slot: the region's table entry
+ * @crc: set to the CRC-32 of the bytes written, when true
+ *
+ * True when the region was resident at the snapshot with the same owner,
+ * name, offset and length, nobody touched it since (every region was
+ * unmapped then, so a write would have faulted), and its blocks were all
+ * written without error.
+ * Context: process.
+ * Return: true when the flush need not write it again.
+ */
+bool qnvram_wb_written(struct qnvram_pool *pool, int slot, u32 *crc)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	const struct qnvram_region_entry *e = &pool->meta->entries[slot];
+	u64 off = le64_to_cpu(e->offset), len = le64_to_cpu(e->length);
+
+	lockdep_assert_held(&pool->lock);
+	if (wb->state != QNVRAM_WB_TAKEN || pool->rt[slot].touched ||
+	    !qnvram_wb_same_region(pool, slot))
+		return false;
+	if (!qnvram_wb_range_written(wb, qnvram_img_data_pos(pool, wb->slot, off),
+				     qnvram_img_data_pos(pool, wb->slot,
+							 off + len)))
+		return false;
+	*crc = le32_to_cpu(wb->meta->entries[slot].data_crc);
+	wb->reused++;
+	wb->reused_bytes += len;
+	return true;
+}
+
+/**
+ * qnvram_region_touch() - a region's bytes may change from now on
+ * @pool: the pool; caller holds @pool->lock
+ * @slot: its table entry
+ *
+ * Called when a page of it is mapped (page fault), and when it is created
+ * or swapped in: a running write-back's copy of it is then stale for a
+ * flush, and it is dirty until an image holds it again.
+ * Context: any (under the pool lock).
+ */
+void qnvram_region_touch(struct qnvram_pool *pool, int slot)
+{
+	lockdep_assert_held(&pool->lock);
+	pool->rt[slot].touched = true;
+	pool->rt[slot].dirty = true;
+}
+
+/**
+ * qnvram_wb_run() - write the pool image back now, in the background when
+ *	freeblock is loaded
+ * @pool: the pool
+ *
+ * With freeblock: takes the snapshot and registers the tasks, and returns
+ * (the image is committed later). Without it: a synchronous flush.
+ * Context: process, may sleep (takes @pool->lock; the snapshot copies the
+ * resident regions).
+ * Return: 0; -EBUSY while a background write-back runs; -ENODEV without a
+ * backing device; -ENOMEM; the errors of qnvram_flush().
+ */
+int qnvram_wb_run(struct qnvram_pool *pool)
+{
+	int ret;
+
+	mutex_lock(&pool->lock);
+	ret = qnvram_wb_start(pool);
+	if (ret == -ENOPKG)
+		ret = qnvram_flush(pool);
+	mutex_unlock(&pool->lock);
+	return ret;
+}
+
+static void qnvram_wb_periodic_fn(struct work_struct *work)
+{
+	struct qnvram_pool *pool = container_of(to_delayed_work(work),
+						struct qnvram_pool,
+						wb.periodic);
+	unsigned int s;
+	int ret;
+
+	ret = qnvram_wb_run(pool);
+	if (ret && ret != -EBUSY)
+		pr_warn_ratelimited("periodic write-back: %d\n", ret);
+	s = READ_ONCE(qnvram_writeback_s);
+	if (s && READ_ONCE(qnvram_wb_ready))
+		queue_delayed_work(system_long_wq, &pool->wb.periodic, s * HZ);
+}
+
+/**
+ * qnvram_wb_init() - set up background write-back; start the period
+ * @pool: the pool, loaded
+ *
+ * Context: process, module init.
+ */
+void qnvram_wb_init(struct qnvram_pool *pool)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	unsigned int s;
+
+	init_completion(&wb->tasks_done);
+	INIT_WORK(&wb->commit_work, qnvram_wb_commit_fn);
+	INIT_DELAYED_WORK(&wb->periodic, qnvram_wb_periodic_fn);
+	mutex_lock(&qnvram_wb_ready_lock);
+	WRITE_ONCE(qnvram_wb_ready, true);
+	s = qnvram_writeback_s;
+	if (s)
+		queue_delayed_work(system_long_wq, &wb->periodic, s * HZ);
+	mutex_unlock(&qnvram_wb_ready_lock);
+}
+
+/**
+ * qnvram_wb_exit() - stop the period, abort a running write-back and wait
+ *	for its tasks (the image it was writing is not committed)
+ * @pool: the pool
+ *
+ * Context: process, may sleep; module exit.
+ */
+void qnvram_wb_exit(struct qnvram_pool *pool)
+{
+	struct qnvram_wb *wb = &pool->wb;
+	unsigned int i;
+
+	mutex_lock(&qnvram_wb_ready_lock);
+	WRITE_ONCE(qnvram_wb_ready, false);
+	mutex_unlock(&qnvram_wb_ready_lock);
+	/* It may be running and re-arming itself: _sync stops that too. */
+	cancel_delayed_work_sync(&wb->periodic);
+	mutex_lock(&pool->lock);
+	if (wb->state == QNVRAM_WB_RUNNING) {
+		for (i = 0; i < wb->nr_tasks; i++)
+			if (!READ_ONCE(wb->tasks[i].ended) && wb->tasks[i].id > 0)
+				wb->fb_abort(wb->tasks[i].id);
+	}
+	mutex_unlock(&pool->lock);
+	/* Aborted tasks end soon; the commit work may have ended it first. */
+	if (READ_ONCE(wb->state) == QNVRAM_WB_RUNNING)
+		wait_for_completion(&wb->tasks_done);
+	cancel_work_sync(&wb->commit_work);
+	mutex_lock(&pool->lock);
+	qnvram_wb_end(pool, -ECANCELED);
+	mutex_unlock(&pool->lock);
+}
