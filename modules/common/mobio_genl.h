@@ -56,7 +56,43 @@ err_cancel:
 }
 
 /**
- * mobio_genl_reply_stats() - answer a GET_STATS request
+ * mobio_genl_reply_dev_stats() - answer a GET_STATS request, naming a disk
+ * @family: the family
+ * @info: the request
+ * @dev_name: the disk the counters are of, echoed as MOBIO_A_DEV_NAME;
+ *	NULL for family-wide counters
+ * @stats: the counters
+ * @n: how many
+ *
+ * Context: genl doit, may sleep.
+ * Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+static inline int mobio_genl_reply_dev_stats(const struct genl_family *family,
+					     struct genl_info *info,
+					     const char *dev_name,
+					     const struct mobio_stat *stats,
+					     unsigned int n)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, family, 0, MOBIO_CMD_GET_STATS);
+	if (!hdr ||
+	    (dev_name && nla_put_string(msg, MOBIO_A_DEV_NAME, dev_name)) ||
+	    mobio_genl_put_stats(msg, stats, n)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * mobio_genl_reply_stats() - answer a GET_STATS request with family-wide
+ *	counters
  * @family: the family
  * @info: the request
  * @stats: the counters
@@ -70,19 +106,25 @@ static inline int mobio_genl_reply_stats(const struct genl_family *family,
 					 const struct mobio_stat *stats,
 					 unsigned int n)
 {
-	struct sk_buff *msg;
-	void *hdr;
+	return mobio_genl_reply_dev_stats(family, info, NULL, stats, n);
+}
 
-	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, family, 0, MOBIO_CMD_GET_STATS);
-	if (!hdr || mobio_genl_put_stats(msg, stats, n)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
+/**
+ * mobio_genl_dev_name() - the disk name a request names
+ * @info: the request; its policy bounds MOBIO_A_DEV_NAME (NLA_NUL_STRING)
+ *
+ * Context: genl doit.
+ * Return: the name (NUL-terminated, inside the message), or NULL with
+ * an extack message when the attribute is missing (the caller returns
+ * -EINVAL).
+ */
+static inline const char *mobio_genl_dev_name(struct genl_info *info)
+{
+	if (!info->attrs[MOBIO_A_DEV_NAME]) {
+		NL_SET_ERR_MSG(info->extack, "missing MOBIO_A_DEV_NAME");
+		return NULL;
 	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return nla_data(info->attrs[MOBIO_A_DEV_NAME]);
 }
 
 #endif /* _MOBIO_GENL_H */

@@ -16,17 +16,12 @@ static const struct nla_policy fb_genl_policy[FREEBLOCK_A_MAX + 1] = {
 static int fb_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mobio_stat st[FB_NR_STATS];
+	const char *name = mobio_genl_dev_name(info);
 	struct fb_disk *d;
-	struct sk_buff *msg;
-	const char *name;
 	unsigned int n;
-	void *hdr;
 
-	if (!info->attrs[MOBIO_A_DEV_NAME]) {
-		NL_SET_ERR_MSG(info->extack, "missing MOBIO_A_DEV_NAME");
+	if (!name)
 		return -EINVAL;
-	}
-	name = nla_data(info->attrs[MOBIO_A_DEV_NAME]);
 	d = fb_disk_find(name);
 	if (!d) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MOBIO_A_DEV_NAME],
@@ -34,19 +29,7 @@ static int fb_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 		return -ENODEV;
 	}
 	n = fb_disk_collect_stats(d, st);
-
-	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &fb_genl_family, 0,
-				FREEBLOCK_CMD_GET_STATS);
-	if (!hdr || nla_put_string(msg, MOBIO_A_DEV_NAME, name) ||
-	    mobio_genl_put_stats(msg, st, n)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return mobio_genl_reply_dev_stats(&fb_genl_family, info, name, st, n);
 }
 
 static const struct genl_small_ops fb_genl_ops[] = {

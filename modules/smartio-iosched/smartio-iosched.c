@@ -5,8 +5,9 @@
  * class (real-time, best-effort, idle) and, within a class, reads and writes
  * in separate queues. Reads go first. Beside reads, writes are throttled: at
  * most write_cap of them in flight and at least write_hold_us between two of
- * them; no read around, they go at full depth. No request waits past its
- * deadline (read_expire, write_expire), which bounds write starvation.
+ * them; reads paused, the hold is lifted; reads gone, the cap rises to
+ * write_cap. No request waits past its deadline (read_expire,
+ * write_expire), which bounds write starvation.
  *
  * The concurrency profiler measures read latency with no write around (it
  * holds writes back for a short probe when it has no recent sample) and
@@ -121,6 +122,18 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_PROBE_INTERVAL_MS	1000U
 #define SMARTIO_READ_IDLE_US		2000U
 /*
+ * Reads idle for read_idle_us only pause (a sync reader's think time can be
+ * that long): writes skip the hold but keep the current cap. Reads idle this
+ * many times longer are gone: writes get the full write_cap.
+ */
+#define SMARTIO_READ_GONE_MULT		25U
+/*
+ * Beside reads, a write request stops growing by merges at this size: one
+ * read waits behind a whole write, and plugging makes 1 MiB of 128 KiB
+ * writes (64 ms on a 16 MiB/s device) whatever the cap says.
+ */
+#define SMARTIO_WRITE_MERGE_KB		128U
+/*
  * Largest write hold the profiler picks: 50 ms is a few refill periods of
  * a throttled device and still lets 20 writes a second through.
  */
@@ -209,6 +222,7 @@ struct smartio_data {
 	unsigned int probe_ms;
 	unsigned int probe_interval_ms;
 	unsigned int read_idle_us;
+	unsigned int write_merge_kb;	/* 0: no limit */
 
 	unsigned int async_depth;	/* limit_depth() for writes */
 	struct hrtimer kick;		/* runs the queue when a hold ends */
@@ -388,6 +402,15 @@ static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 
 /* --- Dispatch ------------------------------------------------------------ */
 
+/* No read for SMARTIO_READ_GONE_MULT x read_idle_us: writes have the disk. */
+static bool smartio_reads_gone(struct smartio_data *sd, u64 now)
+{
+	u64 last = READ_ONCE(sd->last_read_ns);
+
+	return !last || now - last >= SMARTIO_READ_GONE_MULT *
+		(u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
+}
+
 /*
  * May a write go now? If not and only time stands in the way, *@wait_ns
  * says how long (0: it waits for a completion instead).
@@ -417,8 +440,12 @@ static bool smartio_write_gate(struct smartio_data *sd, u64 now, u64 *wait_ns,
 	}
 	if (!sd->inflight[SMARTIO_READ] &&
 	    (!sd->last_read_ns || now - sd->last_read_ns >= idle_ns)) {
+		unsigned int cap = sd->write_cap_now;
+
+		if (smartio_reads_gone(sd, now))
+			cap = READ_ONCE(sd->write_cap);
 		*alone = true;
-		return true;
+		return sd->inflight[SMARTIO_WRITE] < cap;
 	}
 	if (sd->inflight[SMARTIO_WRITE] >= sd->write_cap_now)
 		return false;
@@ -633,6 +660,23 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
 	blk_mq_free_requests(&free);
 }
 
+/*
+ * Any bio merge (plug or elevator): beside reads, a write request grows to
+ * write_merge_kb at most. Called without sd->lock: last_read_ns may be a
+ * little stale, which only moves the limit's start by one request.
+ */
+static bool smartio_allow_merge(struct request_queue *q, struct request *rq,
+				struct bio *bio)
+{
+	struct smartio_data *sd = q->elevator->elevator_data;
+	u64 max_bytes = (u64)READ_ONCE(sd->write_merge_kb) * SZ_1K;
+
+	if (!max_bytes || !op_is_write(req_op(rq)) ||
+	    smartio_reads_gone(sd, ktime_get_ns()))
+		return true;
+	return (u64)blk_rq_bytes(rq) + bio->bi_iter.bi_size <= max_bytes;
+}
+
 static bool smartio_bio_merge(struct request_queue *q, struct bio *bio,
 			      unsigned int nr_segs)
 {
@@ -815,6 +859,7 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->probe_ms = SMARTIO_PROBE_MS;
 	sd->probe_interval_ms = SMARTIO_PROBE_INTERVAL_MS;
 	sd->read_idle_us = SMARTIO_READ_IDLE_US;
+	sd->write_merge_kb = SMARTIO_WRITE_MERGE_KB;
 	sd->win.start_ns = ktime_get_ns();
 	hrtimer_init(&sd->kick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	sd->kick.function = smartio_kick;
@@ -955,18 +1000,13 @@ static const struct nla_policy smartio_genl_policy[SMARTIO_A_MAX + 1] = {
 static int smartio_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mobio_stat st[SMARTIO_NR_STATS];
+	const char *name = mobio_genl_dev_name(info);
 	struct smartio_data *sd;
-	struct sk_buff *msg;
 	unsigned int n = 0;
-	const char *name;
 	bool found = false;
-	void *hdr;
 
-	if (!info->attrs[MOBIO_A_DEV_NAME]) {
-		NL_SET_ERR_MSG(info->extack, "missing MOBIO_A_DEV_NAME");
+	if (!name)
 		return -EINVAL;
-	}
-	name = nla_data(info->attrs[MOBIO_A_DEV_NAME]);
 	mutex_lock(&smartio_instances_lock);
 	list_for_each_entry(sd, &smartio_instances, node) {
 		if (!strcmp(sd->disk_name, name)) {
@@ -981,19 +1021,8 @@ static int smartio_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 				    "no disk of that name uses smartio");
 		return -ENODEV;
 	}
-
-	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &smartio_genl_family, 0,
-				SMARTIO_CMD_GET_STATS);
-	if (!hdr || nla_put_string(msg, MOBIO_A_DEV_NAME, name) ||
-	    mobio_genl_put_stats(msg, st, n)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return mobio_genl_reply_dev_stats(&smartio_genl_family, info, name, st,
+					  n);
 }
 
 static const struct genl_small_ops smartio_genl_ops[] = {
@@ -1105,6 +1134,7 @@ SMARTIO_TUNABLE(window_ms, window_ms, 1, 60000, false)
 SMARTIO_TUNABLE(probe_ms, probe_ms, 1, 60000, false)
 SMARTIO_TUNABLE(probe_interval_ms, probe_interval_ms, 0, 3600000, false)
 SMARTIO_TUNABLE(read_idle_us, read_idle_us, 0, 1000000, false)
+SMARTIO_TUNABLE(write_merge_kb, write_merge_kb, 0, 1048576, false)
 
 #define SMARTIO_FS_ENTRY(name) \
 	__ATTR(name, 0644, smartio_##name##_show, smartio_##name##_store)
@@ -1120,6 +1150,7 @@ static struct elv_fs_entry smartio_attrs[] = {
 	SMARTIO_FS_ENTRY(probe_ms),
 	SMARTIO_FS_ENTRY(probe_interval_ms),
 	SMARTIO_FS_ENTRY(read_idle_us),
+	SMARTIO_FS_ENTRY(write_merge_kb),
 	__ATTR_NULL
 };
 
@@ -1136,6 +1167,7 @@ static struct elevator_type smartio_sched = {
 		.requeue_request	= smartio_requeue_request,
 		.next_request		= elv_rb_latter_request,
 		.former_request		= elv_rb_former_request,
+		.allow_merge		= smartio_allow_merge,
 		.bio_merge		= smartio_bio_merge,
 		.request_merge		= smartio_request_merge,
 		.requests_merged	= smartio_requests_merged,
