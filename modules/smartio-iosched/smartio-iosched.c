@@ -350,12 +350,21 @@ static void smartio_profile(struct smartio_data *sd, u64 now)
 	u64 probe_every = (u64)READ_ONCE(sd->probe_interval_ms) * NSEC_PER_MSEC;
 	unsigned int target = READ_ONCE(sd->target_pct);
 
+	/*
+	 * A kind of sample too few to mean anything stays for the next window:
+	 * reads slowed 100x may give fewer than SMARTIO_MIN_SAMPLES a window,
+	 * and dropping them would leave the throttle where it is.
+	 */
 	if (w->alone_n >= SMARTIO_MIN_SAMPLES) {
 		sd->alone_ns = div_u64(w->alone_sum_ns, w->alone_n);
 		sd->alone_at_ns = now;
+		w->alone_sum_ns = 0;
+		w->alone_n = 0;
 	}
 	if (w->mixed_n >= SMARTIO_MIN_SAMPLES) {
 		sd->mixed_ns = div_u64(w->mixed_sum_ns, w->mixed_n);
+		w->mixed_sum_ns = 0;
+		w->mixed_n = 0;
 		if (sd->alone_ns) {
 			sd->slowdown_pct = div64_u64(sd->mixed_ns * 100,
 						     sd->alone_ns);
@@ -377,7 +386,6 @@ static void smartio_profile(struct smartio_data *sd, u64 now)
 			smartio_trace_adjust(sd, SMARTIO_ADJ_PROBE);
 		}
 	}
-	memset(w, 0, sizeof(*w));
 	w->start_ns = now;
 }
 
@@ -402,11 +410,16 @@ static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 
 /* --- Dispatch ------------------------------------------------------------ */
 
-/* No read for SMARTIO_READ_GONE_MULT x read_idle_us: writes have the disk. */
+/*
+ * No read in flight and none for SMARTIO_READ_GONE_MULT x read_idle_us:
+ * writes have the disk.
+ */
 static bool smartio_reads_gone(struct smartio_data *sd, u64 now)
 {
 	u64 last = READ_ONCE(sd->last_read_ns);
 
+	if (READ_ONCE(sd->inflight[SMARTIO_READ]))
+		return false;
 	return !last || now - last >= SMARTIO_READ_GONE_MULT *
 		(u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
 }
