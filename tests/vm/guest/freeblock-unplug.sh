@@ -10,30 +10,13 @@
 # vm-bin: tools/fb-backup
 # vm-timeout: 240
 . /mobio/tests/lib.sh
+. /mobio/tests/freeblock-lib.sh
 
 dev=${DISK_data#/dev/}
 FB_KO=/mobio/freeblock.ko
 SEED=0x5eedf00d
 SIZE=$((32 * 1024 * 1024))
 ST=/sys/kernel/debug/freeblock/selftest
-
-fb_stat() {
-	mobioctl fb stats "$dev" | sed -n "s/^$1 //p"
-}
-
-# check_le NAME MAX ACTUAL: pass if ACTUAL is a number <= MAX
-check_le() {
-	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
-		pass "$1"
-	else
-		fail "$1" "expected <= $2, saw '$3'"
-	fi
-}
-
-# kv KEY "k=v k=v ...": the value of KEY
-kv() {
-	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
-}
 
 # st_wait: until the self-test task has ended (at most 60 s)
 st_wait() {

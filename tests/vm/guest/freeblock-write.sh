@@ -11,6 +11,7 @@
 # vm-disk: data 32M
 # vm-timeout: 240
 . /mobio/tests/lib.sh
+. /mobio/tests/freeblock-lib.sh
 
 dev=${DISK_data#/dev/}
 FB_KO=/mobio/freeblock.ko
@@ -19,24 +20,6 @@ SEED2=0xabcdef01
 SEED3=0x13572468
 M=1048576
 P=/sys/module/freeblock/parameters
-
-fb_stat() {
-	mobioctl fb stats "$dev" | sed -n "s/^$1 //p"
-}
-
-# check_le NAME MAX ACTUAL: pass if ACTUAL is a number <= MAX
-check_le() {
-	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
-		pass "$1"
-	else
-		fail "$1" "expected <= $2, saw '$3'"
-	fi
-}
-
-# kv KEY "k=v k=v ...": the value of KEY
-kv() {
-	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
-}
 
 # holds NAME START LEN SEED: the disk has SEED's pattern in that range
 holds() {

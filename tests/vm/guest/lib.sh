@@ -73,6 +73,15 @@ check_ge() {
 	fi
 }
 
+# check_le NAME MAX ACTUAL: pass if ACTUAL is a number <= MAX
+check_le() {
+	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1" "expected <= $2, saw '$3'"
+	fi
+}
+
 # check_dmesg NAME PATTERN: pass if the kernel log has PATTERN
 check_dmesg() {
 	if dmesg | grep -q "$2"; then

@@ -34,15 +34,6 @@ fb_stat() {
 	echo "${v:-0}"
 }
 
-# check_le NAME MAX ACTUAL: pass if ACTUAL is a number <= MAX
-check_le() {
-	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
-		pass "$1"
-	else
-		fail "$1" "expected <= $2, saw '$3'"
-	fi
-}
-
 # wait_stat NAME VALUE SECONDS: until the qnvram counter NAME is VALUE
 wait_stat() {
 	local i=0

@@ -32,14 +32,6 @@ smartio_stat() {
 }
 
 
-check_le() {
-	if [ -n "$3" ] && [ "$3" -le "$2" ] 2>/dev/null; then
-		pass "$1"
-	else
-		fail "$1" "expected <= $2, saw '$3'"
-	fi
-}
-
 # nullb_make NAME PARAM=VALUE...: configfs null_blk device, powered on
 nullb_make() {
 	local name=$1 d kv
