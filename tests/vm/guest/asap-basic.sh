@@ -16,6 +16,7 @@
 # vm-disk: data 64M
 # vm-timeout: 900
 . /mobio/tests/lib.sh
+. /mobio/tests/asap-lib.sh
 
 KO=/mobio/asap-prefetch.ko
 ANON_MB=8
@@ -26,17 +27,7 @@ ACK=/tmp/asap.ack
 MNT=/mnt/data
 
 # --- setup: zram swap, ext4 file ----------------------------------------------
-kmod_load zram num_devices=1 || fail zram_load "expected zram to load"
-echo 256M >/sys/block/zram0/disksize
-mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
-	fail swap_on "expected swapon /dev/zram0 to work"
-kmod_load ext4 || fail kmod_ext4 "expected ext4 to load"
-mkfs.ext4 -q -F "$DISK_data" >/tmp/mkfs.out 2>&1 ||
-	fail mkfs_data "expected mkfs.ext4 to work: $(cat /tmp/mkfs.out)"
-mkdir -p $MNT && mount -t ext4 "$DISK_data" $MNT ||
-	fail mount_data "expected $DISK_data to mount"
-dd if=/dev/urandom of=$MNT/app.dat bs=1M count=$FILE_MB 2>/dev/null
-sync
+asap_setup 256M
 
 CG=/sys/fs/cgroup
 mount -t cgroup2 none $CG && mkdir -p $CG/top-app ||
@@ -47,20 +38,6 @@ check_ok insmod_asap insmod $KO window_ms=0 fg_cgroup=/top-app
 check_eq workers_default_cpus "$(grep -c ^processor /proc/cpuinfo)" \
 	"$(cat /sys/module/asap_prefetch/parameters/workers)"
 
-# app_cmd LETTER: one command to the app, its answer in $REPLY_LINE
-app_cmd() {
-	echo "$1" >$CMD
-	REPLY_LINE=
-	read -r -t 300 REPLY_LINE <$ACK
-}
-# field NAME: NAME=value from $REPLY_LINE
-field() {
-	echo "$REPLY_LINE" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
-# st NAME [PID]: one counter
-st() {
-	mobioctl asap stats $2 | awk -v k="$1" '$1 == k { print $2 }'
-}
 
 start_app() {
 	rm -f $CMD $ACK

@@ -17,6 +17,7 @@
 # vm-disk: data 64M
 # vm-timeout: 600
 . /mobio/tests/lib.sh
+. /mobio/tests/asap-lib.sh
 
 KO=/mobio/asap-prefetch.ko
 ANON_MB=${ASAP_OVH_ANON_MB:-32}
@@ -26,29 +27,9 @@ CMD=/tmp/asap.cmd
 ACK=/tmp/asap.ack
 MNT=/mnt/data
 
-kmod_load zram num_devices=1 || fail zram_load "expected zram to load"
-echo 512M >/sys/block/zram0/disksize
-mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
-	fail swap_on "expected swapon /dev/zram0 to work"
-kmod_load ext4 || fail kmod_ext4 "expected ext4 to load"
-mkfs.ext4 -q -F "$DISK_data" >/tmp/mkfs.out 2>&1 ||
-	fail mkfs_data "expected mkfs.ext4 to work: $(cat /tmp/mkfs.out)"
-mkdir -p $MNT && mount -t ext4 "$DISK_data" $MNT ||
-	fail mount_data "expected $DISK_data to mount"
-dd if=/dev/urandom of=$MNT/app.dat bs=1M count=$FILE_MB 2>/dev/null
-sync
+# --- setup: zram swap, ext4 file ----------------------------------------------
+asap_setup 512M
 
-app_cmd() {
-	echo "$1" >$CMD
-	REPLY_LINE=
-	read -r -t 300 REPLY_LINE <$ACK
-}
-field() {
-	echo "$REPLY_LINE" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
-st() {
-	mobioctl asap stats $2 | awk -v k="$1" '$1 == k { print $2 }'
-}
 evict() {
 	app_cmd p
 	sync
