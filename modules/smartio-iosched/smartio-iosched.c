@@ -199,6 +199,7 @@ struct smartio_data {
 	unsigned int write_cap_now;
 	u64 write_hold_ns;
 	u64 last_write_ns;		/* dispatch of the last write */
+	unsigned int last_write_bytes;	/* and its size */
 	u64 last_write_done_ns;		/* completion of the last write */
 	u64 last_read_ns;		/* insert or completion of a read */
 
@@ -425,6 +426,21 @@ static bool smartio_reads_gone(struct smartio_data *sd, u64 now)
 }
 
 /*
+ * The hold after a write, per write_merge_kb of it: plugging merges a
+ * writer's bios before any elevator hook is asked (plug merges do not call
+ * allow_merge), and a hold per request would let 1 MiB requests through as
+ * often as 128 KiB ones.
+ */
+static u64 smartio_hold_after(struct smartio_data *sd)
+{
+	u64 unit = (u64)READ_ONCE(sd->write_merge_kb) * SZ_1K;
+
+	if (!unit || sd->last_write_bytes <= unit)
+		return sd->write_hold_ns;
+	return div64_u64(sd->write_hold_ns * sd->last_write_bytes, unit);
+}
+
+/*
  * May a write go now? If not and only time stands in the way, *@wait_ns
  * says how long (0: it waits for a completion instead).
  */
@@ -462,7 +478,7 @@ static bool smartio_write_gate(struct smartio_data *sd, u64 now, u64 *wait_ns,
 	}
 	if (sd->inflight[SMARTIO_WRITE] >= sd->write_cap_now)
 		return false;
-	next = sd->last_write_ns + sd->write_hold_ns;
+	next = sd->last_write_ns + smartio_hold_after(sd);
 	if (sd->last_write_ns && now < next) {
 		*wait_ns = next - now;
 		return false;
@@ -543,6 +559,7 @@ static void smartio_start_request(struct smartio_data *sd,
 	smartio_remove_request(sd, rq);
 	if (d == SMARTIO_WRITE) {
 		sd->last_write_ns = now;
+		sd->last_write_bytes = blk_rq_bytes(rq);
 	} else if (!sd->inflight[SMARTIO_WRITE] &&
 		   now - sd->last_write_done_ns >= smartio_settle_ns(sd)) {
 		/* No write on the device for long enough: a read alone. */
@@ -674,8 +691,9 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
 }
 
 /*
- * Any bio merge (plug or elevator): beside reads, a write request grows to
- * write_merge_kb at most. Called without sd->lock: last_read_ns may be a
+ * An elevator bio merge: beside reads, a write request grows to
+ * write_merge_kb at most (plug merges do not ask; smartio_hold_after()
+ * charges their size instead). Called without sd->lock: last_read_ns may be a
  * little stale, which only moves the limit's start by one request.
  */
 static bool smartio_allow_merge(struct request_queue *q, struct request *rq,
