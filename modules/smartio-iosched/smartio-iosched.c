@@ -648,7 +648,10 @@ static void smartio_insert_request(struct smartio_data *sd,
 	if (d == SMARTIO_READ)
 		sd->last_read_ns = now;
 
-	if (blk_mq_sched_try_insert_merge(q, rq, free))
+	/* Beside reads, no request-to-request merge of writes (see allow_merge). */
+	if (!(d == SMARTIO_WRITE && READ_ONCE(sd->write_merge_kb) &&
+	      !smartio_reads_gone(sd, now)) &&
+	    blk_mq_sched_try_insert_merge(q, rq, free))
 		return;
 
 	sd->nr_queued++;
@@ -692,8 +695,9 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
 
 /*
  * An elevator bio merge: beside reads, a write request grows to
- * write_merge_kb at most (plug merges do not ask; smartio_hold_after()
- * charges their size instead). Called without sd->lock: last_read_ns may be a
+ * write_merge_kb at most. Insert merges of writes are skipped then
+ * (smartio_insert_request); plug merges do not ask any elevator, and
+ * smartio_hold_after() charges their size instead. Called without sd->lock: last_read_ns may be a
  * little stale, which only moves the limit's start by one request.
  */
 static bool smartio_allow_merge(struct request_queue *q, struct request *rq,
