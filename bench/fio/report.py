@@ -29,22 +29,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from guest_csv import parse  # noqa: E402
+
 SCHEDS = ["none", "mq-deadline", "kyber", "bfq", "smartio"]
 PATTERNS = ["seq", "rand"]
 # issue 4 targets: (read slowdown, write slowdown) bounds per pattern
 TARGETS = {"seq": (1.3, 1.5), "rand": (1.3, 1.6)}
 SEED = {"seq": (1.72, 1.51), "rand": (1.97, 1.83)}
 MIXED_TARGET = 0.49
-
-
-def parse(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            i = line.find("MOBIO NOTE CSV,")
-            if i >= 0:
-                rows.append(line[i + len("MOBIO NOTE CSV,"):].rstrip("\n").split(","))
-    return rows
 
 
 def num(v):

@@ -27,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from guest_csv import parse  # noqa: E402
+
 # column order in the tables and the chart: (method, elevator)
 ORDER = [("fb", "none"), ("fbd1", "none"), ("ionice", "bfq"), ("ionice", "mq-deadline"),
          ("ionice", "smartio"), ("ionice", "kyber"), ("ionice", "none"),
@@ -43,16 +46,6 @@ def label(method, sched):
             "ionice": "ionice -c3 dd, %s" % sched,
             "base": "alone, %s" % sched,
             "again": "alone again, %s (noise)" % sched}[method]
-
-
-def parse(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            i = line.find("MOBIO NOTE CSV,")
-            if i >= 0:
-                rows.append(line[i + len("MOBIO NOTE CSV,"):].rstrip("\n").split(","))
-    return rows
 
 
 def vm_seconds(path):

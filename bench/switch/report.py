@@ -34,6 +34,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from guest_csv import parse  # noqa: E402
+
 MODE_ORDER = ["ideal", "demand", "pc0", "novma", "peer", "asap", "demand2"]
 MODE_DESC = {
     "ideal": "no eviction (lower bound)",
@@ -50,16 +53,6 @@ TARGET_PRECISION = 85.0
 TARGET_RECALL = 75.0
 SEED = {"reduction": "22.2% (Pixel 4) / 28.3% (Pixel 3a)",
         "anon": (68.4, 60.4), "file": (79.3, 52.2), "cpu": "1.18x", "disk": "+25.2%"}
-
-
-def parse(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            i = line.find("MOBIO NOTE CSV,")
-            if i >= 0:
-                rows.append(line[i + len("MOBIO NOTE CSV,"):].rstrip("\n").split(","))
-    return rows
 
 
 def mean(v):
