@@ -444,6 +444,11 @@ static void qnvram_bgswap_commit(struct qnvram_pool *pool,
 			continue;
 		}
 		err = READ_ONCE(r->error) ?: flush_err;
+		/* rmmod aborted it: nothing failed, it stays resident. */
+		if (err == -ECANCELED && bg->exiting) {
+			qnvram_bgswap_release(pool, r);
+			continue;
+		}
 		if (err) {
 			pool->stats.bg_swap_errors++;
 			pr_warn_ratelimited("background swap-out of region uid %u magic %#x failed: %d\n",
