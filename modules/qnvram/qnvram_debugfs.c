@@ -29,7 +29,7 @@ static int qnvram_regions_show(struct seq_file *m, void *unused)
 	struct qnvram_pool *pool = m->private;
 	int i;
 
-	seq_puts(m, "slot uid magic offset length state binds maps\n");
+	seq_puts(m, "slot uid magic offset length state binds maps bg_swap\n");
 	mutex_lock(&pool->lock);
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		const struct qnvram_region_entry *e = &pool->meta->entries[i];
@@ -37,11 +37,12 @@ static int qnvram_regions_show(struct seq_file *m, void *unused)
 
 		if (!flags)
 			continue;
-		seq_printf(m, "%d %u %#x %#llx %llu %s %u %d\n", i,
+		seq_printf(m, "%d %u %#x %#llx %llu %s %u %d %d\n", i,
 			   le32_to_cpu(e->uid), le32_to_cpu(e->magic),
 			   le64_to_cpu(e->offset), le64_to_cpu(e->length),
 			   flags & QNVRAM_ENTRY_SWAPPED ? "swapped" : "resident",
-			   pool->rt[i].binds, atomic_read(&pool->rt[i].maps));
+			   pool->rt[i].binds, atomic_read(&pool->rt[i].maps),
+			   pool->rt[i].bg_busy);
 	}
 	mutex_unlock(&pool->lock);
 	return 0;

@@ -246,13 +246,20 @@ static bool qnvram_meta_swap_clash(const struct qnvram_meta *meta, u64 soff,
 	return false;
 }
 
-/*
- * Free swap space for @len bytes that neither the pool's table nor the
- * newest flash image nor the image a background write-back is writing
- * uses: after a cold boot that image's swapped regions must still find
- * their bytes where it says.
+/**
+ * qnvram_swap_find_gap() - find free swap space
+ * @pool: the pool; caller holds @pool->lock
+ * @len: bytes needed
+ * @soff: set to the start of the space, bytes from the swap area start
+ *
+ * The space is used by none of: the pool's table, the newest flash image
+ * (after a cold boot that image's swapped regions must still find their
+ * bytes where it says), the image a background write-back is writing, a
+ * background swap-out in progress.
+ * Context: process.
+ * Return: 0, or -ENOSPC when no such range is large enough.
  */
-static int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff)
+int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff)
 {
 	u64 end = pool->backing_bytes - qnvram_swap_start(pool->bytes);
 	const struct qnvram_meta *wb_meta =
@@ -260,13 +267,15 @@ static int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff)
 	u64 pos = 0;
 	int ret;
 
+	lockdep_assert_held(&pool->lock);
 	for (;;) {
 		ret = qnvram_meta_find_gap(pool->meta, true, pos, end, len,
 					   soff);
 		if (ret)
 			return ret;
 		if (!qnvram_meta_swap_clash(pool->img_meta, *soff, len, &pos) &&
-		    !qnvram_meta_swap_clash(wb_meta, *soff, len, &pos))
+		    !qnvram_meta_swap_clash(wb_meta, *soff, len, &pos) &&
+		    !qnvram_bgswap_clash(pool, *soff, len, &pos))
 			return 0;
 	}
 }
@@ -634,6 +643,8 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 	e->data_crc = cpu_to_le32(crc);
 	qnvram_meta_commit(pool);
 	pool->rt[slot].dirty = false;	/* its bytes are on flash */
+	/* A background swap-out of it, if any, is stale now. */
+	qnvram_region_changed(pool, slot);
 	pool->stats.swap_outs++;
 	pool->stats.swap_bytes += len;
 	qnvram_genl_event(QNVRAM_EVENT_SWAPPED_OUT, pool, slot);

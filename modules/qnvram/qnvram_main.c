@@ -140,16 +140,26 @@ static struct qnvram_region_entry *qnvram_entry(struct qnvram_pool *pool,
 	return &pool->meta->entries[slot];
 }
 
-/* The least recently used region that no file is bound to, or -ENOENT. */
-static int qnvram_pick_victim(struct qnvram_pool *pool)
+/**
+ * qnvram_pick_victim() - the region to swap out next
+ * @pool: the pool; caller holds @pool->lock
+ * @skip_bg_busy: pass over regions that a background swap-out is writing
+ *
+ * Return: the least recently used resident region that no file is bound
+ * to, or -ENOENT.
+ * Context: any (under the pool lock).
+ */
+int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy)
 {
 	int i, victim = -ENOENT;
 
+	lockdep_assert_held(&pool->lock);
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		u32 flags = le32_to_cpu(qnvram_entry(pool, i)->flags);
 
 		if (!(flags & QNVRAM_ENTRY_USED) ||
-		    (flags & QNVRAM_ENTRY_SWAPPED) || pool->rt[i].binds)
+		    (flags & QNVRAM_ENTRY_SWAPPED) || pool->rt[i].binds ||
+		    (skip_bg_busy && pool->rt[i].bg_busy))
 			continue;
 		if (victim < 0 ||
 		    pool->rt[i].last_used_ns < pool->rt[victim].last_used_ns)
@@ -159,12 +169,15 @@ static int qnvram_pick_victim(struct qnvram_pool *pool)
 }
 
 /*
- * Find @length free bytes in the data area, swapping idle regions out to
- * the backing device (least recently used first) until they fit.
+ * Find @length free bytes in the data area. A background swap-out in
+ * progress is made urgent and waited for first (once); then idle regions
+ * are swapped out here (least recently used first, those that the
+ * background swap-out is not writing before those it is) until they fit.
  */
 static int qnvram_find_space(struct qnvram_pool *pool, u64 length,
 			     u64 *offset)
 {
+	bool waited = false;
 	int victim, ret;
 
 	for (;;) {
@@ -173,7 +186,14 @@ static int qnvram_find_space(struct qnvram_pool *pool, u64 length,
 			return 0;
 		if (!pool->backing.bdev)
 			return -ENOSPC;
-		victim = qnvram_pick_victim(pool);
+		if (!waited) {
+			waited = true;
+			if (qnvram_bgswap_urgent(pool))
+				continue;
+		}
+		victim = qnvram_pick_victim(pool, true);
+		if (victim < 0)
+			victim = qnvram_pick_victim(pool, false);
 		if (victim < 0)
 			return -ENOSPC;
 		ret = qnvram_swap_out(pool, victim);
@@ -301,12 +321,15 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 
 	pool->rt[slot].binds++;
 	pool->rt[slot].last_used_ns = ktime_get_ns();
+	/* Mapped from now on: a background swap-out of it is stale. */
+	qnvram_region_changed(pool, slot);
 	b->slot = slot;
 	b->offset = le64_to_cpu(e->offset);
 	b->length = le64_to_cpu(e->length);
 	req->size = b->length;
 	req->state = QNVRAM_STATE_RESIDENT;
 	ret = 0;
+	qnvram_bgswap_check(pool);
 out_unlock:
 	mutex_unlock(&pool->lock);
 	return ret;
@@ -327,6 +350,8 @@ void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b)
 	pool->rt[b->slot].binds--;
 	pool->rt[b->slot].last_used_ns = ktime_get_ns();
 	b->slot = -1;
+	/* One more idle region: a background swap-out may use it. */
+	qnvram_bgswap_check(pool);
 	mutex_unlock(&pool->lock);
 }
 
@@ -353,6 +378,7 @@ int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic)
 	} else {
 		memset(qnvram_entry(pool, slot), 0, sizeof(struct qnvram_region_entry));
 		qnvram_meta_commit(pool);
+		qnvram_region_changed(pool, slot);
 	}
 	mutex_unlock(&pool->lock);
 	return ret;
@@ -439,6 +465,14 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("direct_bytes", pool->stats.direct_bytes);
 	QNVRAM_STAT("wb_dirty_regions", pool->stats.wb_dirty_regions);
 	QNVRAM_STAT("direct_dirty_regions", pool->stats.direct_dirty_regions);
+	QNVRAM_STAT("bg_swap_started", pool->stats.bg_swap_started);
+	QNVRAM_STAT("bg_swap_running", pool->bgswap.running);
+	QNVRAM_STAT("bg_swap_outs", pool->stats.bg_swap_outs);
+	QNVRAM_STAT("bg_swap_bytes", pool->stats.bg_swap_bytes);
+	QNVRAM_STAT("bg_swap_dropped", pool->stats.bg_swap_dropped);
+	QNVRAM_STAT("bg_swap_errors", pool->stats.bg_swap_errors);
+	QNVRAM_STAT("bg_swap_waits", pool->stats.bg_swap_waits);
+	QNVRAM_STAT("bg_swap_promotions", pool->stats.bg_swap_promotions);
 	mutex_unlock(&pool->lock);
 #undef QNVRAM_STAT
 	return n;
@@ -607,6 +641,8 @@ static int __init qnvram_init(void)
 	mutex_unlock(&pool->lock);
 	if (ret)
 		goto err_close_backing;
+	/* Before /dev/qnvram: a bind may queue its work. */
+	qnvram_bgswap_init(pool);
 
 	ret = qnvram_genl_init();
 	if (ret)
@@ -643,6 +679,7 @@ static void __exit qnvram_exit(void)
 
 	qnvram_debugfs_exit();
 	qnvram_triggers_exit(pool);
+	qnvram_bgswap_exit(pool);
 	qnvram_wb_exit(pool);
 	qnvram_dev_exit();
 	qnvram_genl_exit();

@@ -40,6 +40,12 @@ enum qnvram_boot_source {
  *	with @touched, and for every region adopted after a warm reboot;
  *	cleared by an image that holds its present bytes, or a swap-out).
  *	Protected by qnvram_pool.lock.
+ * @gen: bumped whenever the entry's region may have changed: bound,
+ *	faulted in, created, freed, swapped out or in. A background swap-out
+ *	commits only when it is the same as when it copied the region.
+ *	Protected by qnvram_pool.lock.
+ * @bg_busy: a background swap-out is writing the region (qnvram_bgswap.c).
+ *	Protected by qnvram_pool.lock.
  */
 struct qnvram_region_rt {
 	unsigned int binds;
@@ -47,6 +53,8 @@ struct qnvram_region_rt {
 	u64 last_used_ns;
 	bool touched;
 	bool dirty;
+	u32 gen;
+	bool bg_busy;
 };
 
 /**
@@ -83,6 +91,16 @@ struct qnvram_region_rt {
  *	background write-back cleaned: its image holds their bytes
  * @direct_dirty_regions: dirty regions that a synchronous flush cleaned by
  *	writing them itself
+ * @bg_swap_started: background swap-outs started (through freeblock)
+ * @bg_swap_outs: regions that a background swap-out swapped out (committed)
+ * @bg_swap_bytes: their bytes
+ * @bg_swap_dropped: regions whose background swap-out was dropped because
+ *	the region was bound, faulted in, freed or swapped out meanwhile
+ * @bg_swap_errors: regions whose background swap-out failed (I/O error, a
+ *	task freeblock refused, no memory for its copy)
+ * @bg_swap_waits: allocations and swap-ins that found no room while a
+ *	background swap-out ran, and promoted it and waited for it
+ * @bg_swap_promotions: freeblock tasks promoted by those waits
  *
  * Protected by qnvram_pool.lock, except @power_key_presses (written in
  * atomic context by the input handler, read racily).
@@ -114,6 +132,13 @@ struct qnvram_stats {
 	u64 direct_bytes;
 	u64 wb_dirty_regions;
 	u64 direct_dirty_regions;
+	u64 bg_swap_started;
+	u64 bg_swap_outs;
+	u64 bg_swap_bytes;
+	u64 bg_swap_dropped;
+	u64 bg_swap_errors;
+	u64 bg_swap_waits;
+	u64 bg_swap_promotions;
 };
 
 /**
@@ -134,6 +159,42 @@ struct qnvram_bounce {
 };
 
 #define QNVRAM_NR_BOUNCE	2
+
+/**
+ * struct qnvram_fb - freeblock's API, looked up with symbol_get() by
+ *	qnvram_fb_get() (a soft dependency: see qnvram_wb.c); all NULL
+ *	while not held
+ * @fb_write: fb_write()
+ * @fb_promote: fb_promote()
+ * @fb_abort: fb_abort()
+ */
+struct qnvram_fb {
+	int (*fb_write)(struct block_device *bdev, const struct fb_range *range,
+			u32 blksize, fb_callback_t callback,
+			fb_getbuffer_t getbuffer, void *ctx,
+			const struct fb_rate *rate);
+	int (*fb_promote)(int id);
+	int (*fb_abort)(int id);
+};
+
+/*
+ * Device bytes written by freeblock are cut into at most this many tasks
+ * (qnvram_fb_split()): 4 KiB blocks up to a 64 KiB boundary, 64 KiB
+ * blocks, 4 KiB blocks after the last boundary.
+ */
+#define QNVRAM_FB_MAX_PIECES	3
+
+/**
+ * struct qnvram_fb_piece - one freeblock task of a byte range
+ * @pos: first device byte, a multiple of @blksize
+ * @len: bytes, a multiple of @blksize
+ * @blksize: freeblock block size, bytes
+ */
+struct qnvram_fb_piece {
+	u64 pos;
+	u64 len;
+	u32 blksize;
+};
 
 /* freeblock tasks of one background write-back, at most */
 #define QNVRAM_WB_MAX_TASKS	32
@@ -194,10 +255,7 @@ struct qnvram_wb_task {
  * @done_seq: the last one that ended (committed, taken over or failed)
  * @result: how that one ended: 0 when an image with its snapshot (or a
  *	newer one) was committed, else a negative errno
- * @fb_write: freeblock's fb_write(), from symbol_get() while running (a
- *	soft dependency: see qnvram_wb.c)
- * @fb_promote: freeblock's fb_promote()
- * @fb_abort: freeblock's fb_abort()
+ * @fb: freeblock's API, from symbol_get() while running
  * @periodic: runs a write-back every writeback_s seconds
  */
 struct qnvram_wb {
@@ -218,13 +276,92 @@ struct qnvram_wb {
 	u64 seq;
 	u64 done_seq;
 	int result;
-	int (*fb_write)(struct block_device *bdev, const struct fb_range *range,
-			u32 blksize, fb_callback_t callback,
-			fb_getbuffer_t getbuffer, void *ctx,
-			const struct fb_rate *rate);
-	int (*fb_promote)(int id);
-	int (*fb_abort)(int id);
+	struct qnvram_fb fb;
 	struct delayed_work periodic;
+};
+
+/* Regions one background swap-out writes, at most. */
+#define QNVRAM_BGSWAP_MAX_REGIONS	16
+
+struct qnvram_bgswap_region;
+
+/**
+ * struct qnvram_bgswap_task - one freeblock write task of a region
+ * @r: the region
+ * @id: freeblock's task id (> 0 once registered)
+ * @piece: the device bytes and block size
+ * @buf: the bytes to write, inside the region's staging copy
+ * @ended: the final callback came (written by freeblock's callback)
+ */
+struct qnvram_bgswap_task {
+	struct qnvram_bgswap_region *r;
+	int id;
+	struct qnvram_fb_piece piece;
+	void *buf;
+	bool ended;
+};
+
+/**
+ * struct qnvram_bgswap_region - one region of a background swap-out
+ * @slot: its table entry
+ * @gen: qnvram_region_rt.gen when it was copied
+ * @entry: the table entry when it was copied (resident)
+ * @soff: the swap bytes it is written to, from the swap area start; held
+ *	(no other swap-out may use them) until @done
+ * @crc: CRC-32 of @staging
+ * @staging: vmalloc'd copy of the region's bytes; freeblock writes it
+ * @tasks: its freeblock tasks
+ * @nr_tasks: used entries of @tasks
+ * @tasks_left: tasks whose final callback has not come
+ * @error: the first block or task error (written by the callbacks)
+ * @ended: every task has ended (written by the last callback)
+ * @aborted: its tasks were aborted (the region changed, or unload)
+ * @done: committed or dropped, swap bytes released; under the pool lock
+ */
+struct qnvram_bgswap_region {
+	int slot;
+	u32 gen;
+	struct qnvram_region_entry entry;
+	u64 soff;
+	u32 crc;
+	void *staging;
+	struct qnvram_bgswap_task tasks[QNVRAM_FB_MAX_PIECES];
+	unsigned int nr_tasks;
+	atomic_t tasks_left;
+	int error;
+	bool ended;
+	bool aborted;
+	bool done;
+};
+
+/**
+ * struct qnvram_bgswap - the background swap-out (one at a time)
+ * @running: regions are being written or wait for their commit; changed
+ *	under qnvram_pool.lock, read without it by waiters
+ * @exiting: module unload: start nothing
+ * @fb: freeblock's API, held while @running
+ * @regions: the regions being swapped out
+ * @nr_regions: used entries of @regions
+ * @regions_left: regions whose tasks have not all ended, plus one while
+ *	they are being registered
+ * @all_ended: completed when @regions_left reaches 0
+ * @start_work: starts one when free pool space fell below the watermark
+ * @commit_work: commits the regions whose tasks have ended
+ * @seq: background swap-outs started since load
+ *
+ * Protected by qnvram_pool.lock except where said.
+ */
+struct qnvram_bgswap {
+	bool running;
+	bool exiting;
+	struct qnvram_fb fb;
+	struct qnvram_bgswap_region regions[QNVRAM_BGSWAP_MAX_REGIONS];
+	unsigned int nr_regions;
+	atomic_t regions_left;
+	struct completion all_ended;
+	struct work_struct start_work;
+	struct work_struct commit_work;
+	u64 seq;
 };
 
 /**
@@ -267,6 +404,8 @@ struct qnvram_wb {
  *
  * @wb: the background write-back through freeblock, protected by @lock
  *	(see struct qnvram_wb)
+ * @bgswap: the background swap-out through freeblock, protected by @lock
+ *	(see struct qnvram_bgswap)
  *
  * @boot_source: enum qnvram_boot_source
  * @stats: counters
@@ -297,6 +436,7 @@ struct qnvram_pool {
 	unsigned long frozen_until;
 
 	struct qnvram_wb wb;
+	struct qnvram_bgswap bgswap;
 
 	enum qnvram_boot_source boot_source;
 	struct qnvram_stats stats;
@@ -337,12 +477,13 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 		       struct qnvram_region_req *req, bool create);
 void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b);
 int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic);
+int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy);
 int qnvram_resolve_uid(u32 uid, bool admin, u32 *pool_uid);
 void qnvram_meta_commit(struct qnvram_pool *pool);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 				  struct mobio_stat *stats, unsigned int max);
-#define QNVRAM_NR_STATS	48
+#define QNVRAM_NR_STATS	56
 
 /* qnvram_flash.c */
 int qnvram_backing_open(struct qnvram_pool *pool, const char *path);
@@ -357,6 +498,7 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 		      struct qnvram_meta *img_meta, u32 nr, u64 bytes,
 		      u64 start_ns);
 u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off);
+int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff);
 
 /* qnvram_wb.c */
 void qnvram_wb_init(struct qnvram_pool *pool);
@@ -366,6 +508,18 @@ void qnvram_wb_takeover(struct qnvram_pool *pool);
 bool qnvram_wb_written(struct qnvram_pool *pool, int slot, u32 *crc);
 void qnvram_region_touch(struct qnvram_pool *pool, int slot);
 void qnvram_wb_end(struct qnvram_pool *pool, int result);
+bool qnvram_fb_get(struct qnvram_fb *fb);
+void qnvram_fb_put(struct qnvram_fb *fb);
+unsigned int qnvram_fb_split(u64 pos, u64 end, struct qnvram_fb_piece *p);
+
+/* qnvram_bgswap.c */
+void qnvram_bgswap_init(struct qnvram_pool *pool);
+void qnvram_bgswap_exit(struct qnvram_pool *pool);
+void qnvram_bgswap_check(struct qnvram_pool *pool);
+bool qnvram_bgswap_urgent(struct qnvram_pool *pool);
+void qnvram_region_changed(struct qnvram_pool *pool, int slot);
+bool qnvram_bgswap_clash(struct qnvram_pool *pool, u64 soff, u64 len,
+			 u64 *pos);
 
 /* qnvram_dev.c */
 int qnvram_dev_init(void);

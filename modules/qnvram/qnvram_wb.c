@@ -85,36 +85,80 @@ static unsigned int qnvram_wb_floor_kbps;
 module_param_named(writeback_floor_kbps, qnvram_wb_floor_kbps, uint, 0644);
 MODULE_PARM_DESC(writeback_floor_kbps, "Rate floor of background write-back tasks, KiB/s: progress even when the disk is never idle, at the foreground's expense (0: idle time only, default)");
 
-/* Look freeblock's API up; it stays loaded until qnvram_wb_put_fb(). */
-static bool qnvram_wb_get_fb(struct qnvram_wb *wb)
+/**
+ * qnvram_fb_get() - look freeblock's API up (a soft dependency)
+ * @fb: filled with fb_write(), fb_promote() and fb_abort()
+ *
+ * Each symbol_get() takes a reference on freeblock.ko: it cannot be
+ * unloaded until qnvram_fb_put(). Used by the write-back and by the
+ * background swap-out (qnvram_bgswap.c), each for as long as one runs.
+ * Context: process.
+ * Return: true when freeblock is loaded (all three found), else false with
+ * nothing held.
+ */
+bool qnvram_fb_get(struct qnvram_fb *fb)
 {
-	wb->fb_write = symbol_get(fb_write);
-	wb->fb_promote = symbol_get(fb_promote);
-	wb->fb_abort = symbol_get(fb_abort);
-	if (wb->fb_write && wb->fb_promote && wb->fb_abort)
+	fb->fb_write = symbol_get(fb_write);
+	fb->fb_promote = symbol_get(fb_promote);
+	fb->fb_abort = symbol_get(fb_abort);
+	if (fb->fb_write && fb->fb_promote && fb->fb_abort)
 		return true;
-	if (wb->fb_write)
+	if (fb->fb_write)
 		symbol_put(fb_write);
-	if (wb->fb_promote)
+	if (fb->fb_promote)
 		symbol_put(fb_promote);
-	if (wb->fb_abort)
+	if (fb->fb_abort)
 		symbol_put(fb_abort);
-	wb->fb_write = NULL;
-	wb->fb_promote = NULL;
-	wb->fb_abort = NULL;
+	fb->fb_write = NULL;
+	fb->fb_promote = NULL;
+	fb->fb_abort = NULL;
 	return false;
 }
 
-static void qnvram_wb_put_fb(struct qnvram_wb *wb)
+/**
+ * qnvram_fb_put() - release what qnvram_fb_get() took (nothing if it
+ *	holds nothing)
+ * @fb: the API; all NULL afterwards
+ *
+ * Context: process.
+ */
+void qnvram_fb_put(struct qnvram_fb *fb)
 {
-	if (!wb->fb_write)
+	if (!fb->fb_write)
 		return;
 	symbol_put(fb_write);
 	symbol_put(fb_promote);
 	symbol_put(fb_abort);
-	wb->fb_write = NULL;
-	wb->fb_promote = NULL;
-	wb->fb_abort = NULL;
+	fb->fb_write = NULL;
+	fb->fb_promote = NULL;
+	fb->fb_abort = NULL;
+}
+
+/**
+ * qnvram_fb_split() - cut device bytes into freeblock tasks
+ * @pos: first byte, a multiple of 4 KiB
+ * @end: one past the last byte, a multiple of 4 KiB
+ * @p: filled with up to QNVRAM_FB_MAX_PIECES pieces, in order
+ *
+ * freeblock wants a task's start aligned to its block size; pool data
+ * sits 4 KiB-aligned on the device. So: 4 KiB blocks up to the first
+ * 64 KiB boundary and after the last one, 64 KiB blocks between.
+ * Context: any.
+ * Return: the number of pieces (0 for an empty range).
+ */
+unsigned int qnvram_fb_split(u64 pos, u64 end, struct qnvram_fb_piece *p)
+{
+	u64 a = min_t(u64, round_up(pos, QNVRAM_WB_BIG_BLOCK), end);
+	u64 b = max_t(u64, a, round_down(end, QNVRAM_WB_BIG_BLOCK));
+	unsigned int n = 0;
+
+	if (a > pos)
+		p[n++] = (struct qnvram_fb_piece){ pos, a - pos, QNVRAM_GRANULE };
+	if (b > a)
+		p[n++] = (struct qnvram_fb_piece){ a, b - a, QNVRAM_WB_BIG_BLOCK };
+	if (end > b)
+		p[n++] = (struct qnvram_fb_piece){ b, end - b, QNVRAM_GRANULE };
+	return n;
 }
 
 /* freeblock's late binding: the block's bytes in the staging buffer. */
@@ -217,21 +261,16 @@ static void qnvram_wb_add_task(struct qnvram_wb *wb, u64 dev_pos, u64 len,
 		.len = len, .blksize = blksize, .buf = buf };
 }
 
-/*
- * Tasks for device bytes [@pos, @end) from @buf: 4 KiB blocks up to the
- * first 64 KiB boundary and after the last one, 64 KiB blocks between
- * (freeblock wants a task's start aligned to its block size, and image
- * data sits 4 KiB past a 64 KiB boundary).
- */
+/* Tasks for device bytes [@pos, @end) from @buf (qnvram_fb_split()). */
 static void qnvram_wb_add_range(struct qnvram_wb *wb, u64 pos, u64 end,
 				void *buf)
 {
-	u64 a = min_t(u64, round_up(pos, QNVRAM_WB_BIG_BLOCK), end);
-	u64 b = max_t(u64, a, round_down(end, QNVRAM_WB_BIG_BLOCK));
+	struct qnvram_fb_piece p[QNVRAM_FB_MAX_PIECES];
+	unsigned int i, n = qnvram_fb_split(pos, end, p);
 
-	qnvram_wb_add_task(wb, pos, a - pos, QNVRAM_GRANULE, buf);
-	qnvram_wb_add_task(wb, a, b - a, QNVRAM_WB_BIG_BLOCK, buf + (a - pos));
-	qnvram_wb_add_task(wb, b, end - b, QNVRAM_GRANULE, buf + (b - pos));
+	for (i = 0; i < n; i++)
+		qnvram_wb_add_task(wb, p[i].pos, p[i].len, p[i].blksize,
+				   buf + (p[i].pos - pos));
 }
 
 /*
@@ -309,9 +348,9 @@ static void qnvram_wb_register(struct qnvram_pool *pool)
 		struct qnvram_wb_task *t = &wb->tasks[i];
 		struct fb_range r = { .start = t->dev_pos, .len = t->len };
 
-		id = err ? err : wb->fb_write(pool->backing.bdev, &r, t->blksize,
-					     qnvram_wb_callback,
-					     qnvram_wb_getbuffer, t, &rate);
+		id = err ? err : wb->fb.fb_write(pool->backing.bdev, &r,
+						 t->blksize, qnvram_wb_callback,
+						 qnvram_wb_getbuffer, t, &rate);
 		if (id > 0) {
 			t->id = id;
 			continue;
@@ -326,7 +365,7 @@ static void qnvram_wb_register(struct qnvram_pool *pool)
 			err);
 		for (i = 0; i < wb->nr_tasks; i++)
 			if (wb->tasks[i].id > 0)
-				wb->fb_abort(wb->tasks[i].id);
+				wb->fb.fb_abort(wb->tasks[i].id);
 	}
 	if (atomic_dec_and_test(&wb->tasks_left))
 		qnvram_wb_tasks_ended(wb);
@@ -343,7 +382,7 @@ static int qnvram_wb_start(struct qnvram_pool *pool)
 		return -ENODEV;
 	if (wb->state != QNVRAM_WB_IDLE)
 		return -EBUSY;
-	if (!qnvram_wb_get_fb(wb)) {
+	if (!qnvram_fb_get(&wb->fb)) {
 		pool->stats.wb_no_freeblock++;
 		return -ENOPKG;
 	}
@@ -373,7 +412,7 @@ err_free:
 	kfree(wb->meta);
 	wb->meta = NULL;
 err_put:
-	qnvram_wb_put_fb(wb);
+	qnvram_fb_put(&wb->fb);
 	pool->stats.wb_errors++;
 	return ret;
 }
@@ -407,7 +446,7 @@ void qnvram_wb_end(struct qnvram_pool *pool, int result)
 	wb->staging = NULL;
 	kfree(wb->meta);
 	wb->meta = NULL;
-	qnvram_wb_put_fb(wb);
+	qnvram_fb_put(&wb->fb);
 	wb->result = result;
 	WRITE_ONCE(wb->done_seq, wb->seq);
 	wb->state = QNVRAM_WB_IDLE;
@@ -509,7 +548,7 @@ void qnvram_wb_takeover(struct qnvram_pool *pool)
 	for (i = 0; i < wb->nr_tasks; i++) {
 		if (READ_ONCE(wb->tasks[i].ended) || wb->tasks[i].id <= 0)
 			continue;
-		if (!wb->fb_promote(wb->tasks[i].id))
+		if (!wb->fb.fb_promote(wb->tasks[i].id))
 			pool->stats.wb_promotions++;
 	}
 	/* The callbacks never take the pool lock. */
@@ -581,6 +620,7 @@ void qnvram_region_touch(struct qnvram_pool *pool, int slot)
 	lockdep_assert_held(&pool->lock);
 	pool->rt[slot].touched = true;
 	pool->rt[slot].dirty = true;
+	qnvram_region_changed(pool, slot);
 }
 
 /**
@@ -666,7 +706,7 @@ void qnvram_wb_exit(struct qnvram_pool *pool)
 	if (wb->state == QNVRAM_WB_RUNNING) {
 		for (i = 0; i < wb->nr_tasks; i++)
 			if (!READ_ONCE(wb->tasks[i].ended) && wb->tasks[i].id > 0)
-				wb->fb_abort(wb->tasks[i].id);
+				wb->fb.fb_abort(wb->tasks[i].id);
 	}
 	mutex_unlock(&pool->lock);
 	/* Aborted tasks end soon; the commit work may have ended it first. */
