@@ -169,11 +169,15 @@ static void *qnvram_wb_getbuffer(void *ctx, u64 lbn, u32 len)
 	return t->buf + lbn * t->blksize;
 }
 
-/* Every task has ended: wake a takeover, or let the work commit. */
+/*
+ * Every task has ended: let the work commit, then wake a takeover or rmmod.
+ * Queue first: once tasks_done completes, rmmod may cancel the work and go,
+ * so nothing of this module may run here after complete_all().
+ */
 static void qnvram_wb_tasks_ended(struct qnvram_wb *wb)
 {
-	complete_all(&wb->tasks_done);
 	queue_work(system_long_wq, &wb->commit_work);
+	complete_all(&wb->tasks_done);
 }
 
 /* freeblock's callback, per block and final (process context). */
@@ -499,6 +503,8 @@ static void qnvram_wb_commit_fn(struct work_struct *work)
 	struct qnvram_wb *wb = &pool->wb;
 	int ret;
 
+	/* Queued just before the last task's complete_all(): wait for it. */
+	wait_for_completion(&wb->tasks_done);
 	mutex_lock(&pool->lock);
 	/* A later write-back may have started: its tasks are not done. */
 	if (wb->state != QNVRAM_WB_RUNNING ||
