@@ -325,7 +325,10 @@ static void fb_probe_issue(void *data, struct request *rq)
 		return;
 	atomic_inc(&d->fg_inflight);
 	atomic64_set(&d->last_fg_ns, ktime_get_ns());
-	atomic64_set(&d->head_sector, blk_rq_pos(rq) + blk_rq_sectors(rq));
+	/* a flush has no position (sector 0): it does not move the head */
+	if (blk_rq_sectors(rq))
+		atomic64_set(&d->head_sector,
+			     blk_rq_pos(rq) + blk_rq_sectors(rq));
 	fb_count(d, FB_STAT_FG_REQUESTS, 1);
 	if (atomic_read(&d->bg_inflight))
 		fb_count(d, FB_STAT_FG_DELAYED, 1);
