@@ -579,8 +579,8 @@ static int write_fill(void *ctx, uint64_t lbn, void *buf, uint32_t len)
 	struct write_run *w = ctx;
 	uint64_t *p = buf, i;
 
-	if (lbn != w->next && !w->any_order)
-		w->order_bad++;	/* blocks are asked for in order */
+	if (lbn != w->next)
+		w->order_bad++;	/* in order, unless --any-order */
 	w->next = lbn + 1;
 	if (w->first_lbn < 0)
 		w->first_lbn = (int64_t)lbn;
@@ -686,7 +686,8 @@ static int write_task(int argc, char **argv)
 	       w.fills, w.done, w.failed, w.bad, w.order_bad, w.max_ahead,
 	       fb_task_prefix(t), r == 1 ? fb_task_result(t) : 1, r,
 	       w.aborted, w.fill_dup, w.first_lbn, now_ms() - t0);
-	r = r == 1 && !w.bad && !w.order_bad && !w.failed && !w.fill_dup &&
+	r = r == 1 && !w.bad && (!w.order_bad || w.any_order) && !w.failed &&
+	    !w.fill_dup &&
 	    (w.aborted || (w.done == fb_task_nblocks(t) &&
 			   w.fills == w.done && !fb_task_result(t)));
 	fb_task_close(t);

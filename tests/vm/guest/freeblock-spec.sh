@@ -140,7 +140,7 @@ check_eq ceiling_write_exit 0 $?
 log "write task, ceiling 2048 KiB/s: $out"
 check_eq ceiling_write_every_block "nblocks=64 fills=64 done=64 failed=0 bad=0 order_bad=0" \
 	"$(echo "$out" | grep -o 'nblocks=.* order_bad=[0-9]*')"
-check_le ceiling_write_keeps_ceiling_not_half 2800 "$(kv elapsed_ms "$out")"
+check_le ceiling_write_keeps_ceiling_not_half 3300 "$(kv elapsed_ms "$out")"
 check_ge ceiling_write_still_paced 1800 "$(kv elapsed_ms "$out")"
 out=$(fbtest scrub "$DISK_data" --bs 65536 --start $((16 * M)) --len $((4 * M)) --seed $SEED3)
 once ceiling_write_data_on_disk 64 "$out"
