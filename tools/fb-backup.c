@@ -79,6 +79,9 @@ static void usage(FILE *out)
 "  -c, --ceiling KIBS    rate ceiling, KiB/s\n"
 "  -n, --slots N         ring slots (default 16)\n"
 "  -p, --promote         urgent: do not wait for idle time\n"
+"  -a, --any-order       let freeblock choose the block order (near where\n"
+"                        the foreground works); an interrupted copy then\n"
+"                        resumes from the first block not copied\n"
 "  -V, --verify-only     do not copy: only compare FILE with DEV\n"
 "      --no-verify       copy only\n"
 "  -q, --quiet           no progress lines\n"
@@ -519,6 +522,7 @@ int main(int argc, char **argv)
 		{ "ceiling", required_argument, NULL, 'c' },
 		{ "slots", required_argument, NULL, 'n' },
 		{ "promote", no_argument, NULL, 'p' },
+		{ "any-order", no_argument, NULL, 'a' },
 		{ "verify-only", no_argument, NULL, 'V' },
 		{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -529,7 +533,7 @@ int main(int argc, char **argv)
 	int verify_only = 0, no_verify = 0, have_start = 0, c, r;
 	struct backup b = { .dfd = -1, .ifd = -1 };
 
-	while ((c = getopt_long(argc, argv, "b:s:f:c:n:pVqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:s:f:c:n:paVqh", opts, NULL)) != -1) {
 		uint64_t *dst = NULL;
 
 		switch (c) {
@@ -539,6 +543,7 @@ int main(int argc, char **argv)
 		case 'c': dst = &ceil_k; break;
 		case 'n': dst = &slots; break;
 		case 'p': b.opts.promote = 1; break;
+		case 'a': b.opts.any_order = 1; break;
 		case 'V': verify_only = 1; break;
 		case OPT_NO_VERIFY: no_verify = 1; break;
 		case 'q': b.quiet = 1; break;

@@ -9,6 +9,7 @@
  *	fb-scrub /dev/vdb
  *	fb-scrub --floor 1024 --bs 1M /dev/sda
  *	fb-scrub --start 1073741824 /dev/sda	# resume where it stopped
+ *	fb-scrub --any-order /dev/sda	# blocks near the foreground's first
  *
  * Progress goes to stderr once a second; unreadable sectors to stdout, one
  * "unreadable SECTOR" line each. On SIGINT/SIGTERM it stops and prints the
@@ -59,6 +60,9 @@ static void usage(FILE *out)
 "  -c, --ceiling KIBS    rate ceiling, KiB/s\n"
 "  -n, --slots N         ring slots (default 16)\n"
 "  -p, --promote         urgent: do not wait for idle time\n"
+"  -a, --any-order       let freeblock choose the block order (near where\n"
+"                        the foreground works); an interrupted scrub then\n"
+"                        resumes from the first block not read\n"
 "  -q, --quiet           no progress lines\n"
 "  -h, --help            this help\n"
 "\n"
@@ -122,20 +126,21 @@ int main(int argc, char **argv)
 		{ "ceiling", required_argument, NULL, 'c' },
 		{ "slots", required_argument, NULL, 'n' },
 		{ "promote", no_argument, NULL, 'p' },
+		{ "any-order", no_argument, NULL, 'a' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t bs = 65536, start = 0, len = 0, floor_k = 0, ceil_k = 0;
 	uint64_t slots = 16, nblocks;
-	int promote = 0, quiet = 0, c, dfd, r, result, rc = 0;
+	int promote = 0, any_order = 0, quiet = 0, c, dfd, r, result, rc = 0;
 	struct fb_task_opts o = { 0 };
 	struct scrub s = { 0 };
 	struct fb_task *t;
 	double t0, last = 0;
 	const char *dev;
 
-	while ((c = getopt_long(argc, argv, "b:s:l:f:c:n:pqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:s:l:f:c:n:paqh", opts, NULL)) != -1) {
 		uint64_t *dst = NULL;
 
 		switch (c) {
@@ -146,6 +151,7 @@ int main(int argc, char **argv)
 		case 'c': dst = &ceil_k; break;
 		case 'n': dst = &slots; break;
 		case 'p': promote = 1; break;
+		case 'a': any_order = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -181,6 +187,7 @@ int main(int argc, char **argv)
 	o.floor_kbps = floor_k;
 	o.ceiling_kbps = ceil_k;
 	o.promote = promote;
+	o.any_order = any_order;
 	r = fb_task_open(&t, dfd, &o);
 	close(dfd);
 	if (r) {

@@ -103,6 +103,7 @@ static int fb_task_register(struct fb_task **out, int devfd,
 	t->req.nslots = o->nslots ? o->nslots : FB_DEFAULT_SLOTS;
 	t->req.floor_kbps = o->floor_kbps;
 	t->req.ceiling_kbps = o->ceiling_kbps;
+	t->req.flags = o->any_order ? FB_SCRUB_F_SPECULATIVE : 0;
 	t->write = write;
 	if (write) {
 		t->fillbuf = malloc(t->req.blksize);

@@ -48,6 +48,11 @@ struct fb_task;
  *	busy device at this rate
  * @ceiling_kbps: rate ceiling in KiB/s (0: none)
  * @promote: issue without waiting for idle time from the start
+ * @any_order: a speculative task (FB_SCRUB_F_SPECULATIVE): the kernel
+ *	chooses the block order, the unissued block nearest to where the
+ *	disk last worked first (the foreground's locality); at most
+ *	FB_SPEC_BLOCKS_MAX blocks (-EINVAL otherwise). fb_task_prefix() is
+ *	then the first block not delivered, not a measure of progress.
  */
 struct fb_task_opts {
 	uint32_t blksize;
@@ -57,6 +62,7 @@ struct fb_task_opts {
 	uint32_t floor_kbps;
 	uint32_t ceiling_kbps;
 	int promote;
+	int any_order;
 };
 
 /**
@@ -97,8 +103,8 @@ int fb_task_open(struct fb_task **out, int devfd,
  * @buf: fill these @len bytes with the block's data
  * @len: the block size in bytes
  *
- * Called when the kernel is about to issue the block, in lbn order, once
- * per block unless the task ends first.
+ * Called when the kernel is about to issue the block, in lbn order (any
+ * order with @any_order), once per block unless the task ends first.
  *
  * Return: 0 to hand the block over; any other value stops
  * fb_task_poll_write(), which returns it (the block is then not written:

@@ -219,8 +219,8 @@ static int fb_scrub_check(const struct fb_scrub_req *req,
 {
 	u64 size = bdev_nr_bytes(bdev), len;
 
-	if (req->flags || req->__pad || req->id || req->nblocks ||
-	    req->ring_bytes)
+	if ((req->flags & ~FB_SCRUB_F_ALL) || req->__pad || req->id ||
+	    req->nblocks || req->ring_bytes)
 		return -EINVAL;
 	if (!req->nslots || req->nslots > FB_SLOTS_MAX)
 		return -EINVAL;
@@ -239,6 +239,9 @@ static int fb_scrub_check(const struct fb_scrub_req *req,
 	    req->floor_kbps > req->ceiling_kbps)
 		return -EINVAL;
 	*nblocks = div_u64(len, req->blksize);
+	if ((req->flags & FB_SCRUB_F_SPECULATIVE) &&
+	    *nblocks > FB_SPEC_BLOCKS_MAX)
+		return -EINVAL;
 	return 0;
 }
 
@@ -248,7 +251,7 @@ static long fb_ioc_register(struct fb_file *f, struct fb_scrub_req __user *ureq,
 	struct fb_scrub_req req;
 	struct block_device *bdev;
 	struct fb_range range;
-	struct fb_rate rate;
+	struct fb_opts opts;
 	struct file *bf;
 	u64 nblocks;
 	int ret;
@@ -280,16 +283,18 @@ static long fb_ioc_register(struct fb_file *f, struct fb_scrub_req __user *ureq,
 
 	range.start = req.start;
 	range.len = req.len ? req.len : U64_MAX;
-	rate.floor_kbps = req.floor_kbps;
-	rate.ceiling_kbps = req.ceiling_kbps;
+	opts.rate.floor_kbps = req.floor_kbps;
+	opts.rate.ceiling_kbps = req.ceiling_kbps;
+	BUILD_BUG_ON(FB_SCRUB_F_SPECULATIVE != FB_TASK_F_SPECULATIVE);
+	opts.flags = req.flags;
 	reinit_completion(&f->done);
 	f->write = write;
 	if (write)
-		ret = fb_write(bdev, &range, req.blksize, fb_cdev_callback,
-			       fb_cdev_getbuffer_write, f, &rate);
+		ret = fb_write_opts(bdev, &range, req.blksize, fb_cdev_callback,
+				    fb_cdev_getbuffer_write, f, &opts);
 	else
-		ret = fb_read(bdev, &range, req.blksize, fb_cdev_callback,
-			      fb_cdev_getbuffer, f, &rate);
+		ret = fb_read_opts(bdev, &range, req.blksize, fb_cdev_callback,
+				   fb_cdev_getbuffer, f, &opts);
 	if (ret < 0)
 		goto err_free;
 	f->id = ret;

@@ -124,12 +124,22 @@ enum fb_task_state {
  * @start: first byte on @bdev
  * @blksize: bytes per block
  * @nblocks: blocks in the task
- * @next: next block to issue (under disk->lock)
+ * @next: next block to issue; speculative: blocks issued (or held) so far
+ *	(under disk->lock)
  * @done: blocks completed (under disk->lock)
  * @inflight: blocks issued and not completed (under disk->lock)
  * @state: enum fb_task_state (under disk->lock)
  * @result: final status once ENDING or all done
  * @promoted: issue without waiting for idle time
+ * @spec: speculative (FB_TASK_F_SPECULATIVE): blocks in any order, the
+ *	unissued one nearest the disk's head first
+ * @held: speculative: getbuffer had no buffer for @held_lbn, whose bit
+ *	stays set: it is the task's next block, so getbuffer is asked for
+ *	the same block again (under disk->lock)
+ * @held_lbn: that block
+ * @issued: speculative: bitmap of @nblocks bits, a block's bit set when it
+ *	is issued or held (under disk->lock)
+ * @low: speculative: every block below it is issued (under disk->lock)
  * @floor_kbps: rate floor, KiB/s (0: none)
  * @ceiling_kbps: rate ceiling, KiB/s (0: none)
  * @floor_due_ns: when the floor forces the next block
@@ -155,6 +165,11 @@ struct fb_task {
 	enum fb_task_state state;
 	int result;
 	bool promoted;
+	bool spec;
+	bool held;
+	u64 held_lbn;
+	unsigned long *issued;
+	u64 low;
 	u32 floor_kbps;
 	u32 ceiling_kbps;
 	u64 floor_due_ns;
@@ -172,8 +187,16 @@ struct fb_task {
  * @buf: the buffer getbuffer gave
  * @submit_ns: ktime_get_ns() at submission
  * @idle: issued in idle time (counts toward idle_time_ns)
- * @status: errno of the completion
+ * @pieces: bios of the block not completed yet, plus one held by
+ *	fb_submit() while it builds them; the one that drops it to 0
+ *	completes the block
+ * @status: the first error of its bios (errno), 0 when all succeeded
  * @work: runs the callback in process context
+ *
+ * A block larger than one request of the device is issued as several
+ * bios (fb_piece_bytes()), each ending in fb_bio_end_io(), so the block
+ * layer never splits them: a split piece would end through
+ * bio_chain_endio() and the probes would count it as foreground.
  */
 struct fb_io {
 	struct fb_task *task;
@@ -181,6 +204,7 @@ struct fb_io {
 	void *buf;
 	u64 submit_ns;
 	bool idle;
+	atomic_t pieces;
 	int status;
 	struct work_struct work;
 };
@@ -234,9 +258,15 @@ static enum hrtimer_restart fb_disk_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static void fb_task_free(struct fb_task *t)
+{
+	kvfree(t->issued);
+	kfree(t);
+}
+
 static void fb_task_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct fb_task, ref));
+	fb_task_free(container_of(ref, struct fb_task, ref));
 }
 
 static void fb_task_put(struct fb_task *t)
@@ -295,6 +325,10 @@ static void fb_probe_issue(void *data, struct request *rq)
 		return;
 	atomic_inc(&d->fg_inflight);
 	atomic64_set(&d->last_fg_ns, ktime_get_ns());
+	/* a flush has no position (sector 0): it does not move the head */
+	if (blk_rq_sectors(rq))
+		atomic64_set(&d->head_sector,
+			     blk_rq_pos(rq) + blk_rq_sectors(rq));
 	fb_count(d, FB_STAT_FG_REQUESTS, 1);
 	if (atomic_read(&d->bg_inflight))
 		fb_count(d, FB_STAT_FG_DELAYED, 1);
@@ -413,14 +447,13 @@ static void fb_io_done_work(struct work_struct *work)
 	kfree(io);
 }
 
-static void fb_bio_end_io(struct bio *bio)
+/* The last bio of @io's block has completed: account it, call back. */
+static void fb_io_complete(struct fb_io *io)
 {
-	struct fb_io *io = bio->bi_private;
 	struct fb_disk *d = io->task->disk;
 	u64 svc = ktime_get_ns() - io->submit_ns;
 	u64 avg = atomic64_read(&d->service_ns);
 
-	io->status = blk_status_to_errno(bio->bi_status);
 	if (is_vmalloc_addr(io->buf) && !op_is_write(io->task->op))
 		invalidate_kernel_vmap_range(io->buf, io->task->blksize);
 	/* EWMA with weight 1/8; races between completions only blur it. */
@@ -428,9 +461,31 @@ static void fb_bio_end_io(struct bio *bio)
 	if (io->idle)
 		fb_count(d, FB_STAT_IDLE_TIME_NS, svc);
 	atomic_dec(&d->bg_inflight);
-	bio_put(bio);
 	INIT_WORK(&io->work, fb_io_done_work);
 	queue_work(fb_wq, &io->work);
+}
+
+/* Drop @n of @io's pieces; the last one completes the block. */
+static void fb_io_put_pieces(struct fb_io *io, int n)
+{
+	if (atomic_sub_and_test(n, &io->pieces))
+		fb_io_complete(io);
+}
+
+/* Record @err as @io's status unless an earlier piece failed first. */
+static void fb_io_set_error(struct fb_io *io, int err)
+{
+	if (err)
+		cmpxchg(&io->status, 0, err);
+}
+
+static void fb_bio_end_io(struct bio *bio)
+{
+	struct fb_io *io = bio->bi_private;
+
+	fb_io_set_error(io, blk_status_to_errno(bio->bi_status));
+	bio_put(bio);
+	fb_io_put_pieces(io, 1);
 }
 
 /* Map @len bytes of kmalloc or vmalloc memory at @buf into @bio. */
@@ -450,13 +505,46 @@ static int fb_bio_add_buf(struct bio *bio, void *buf, u32 len)
 	return 0;
 }
 
-/* Submit block @lbn of @t into @buf; on failure complete it with an error. */
+/**
+ * fb_piece_bytes() - the largest piece of a block that one request holds
+ * @bdev: the device
+ * @blksize: the block size (a power of two)
+ *
+ * From the queue's limits: max_sectors; max_segments pages (a vmalloc
+ * buffer is one segment per page, and a buffer not page aligned spans one
+ * page more than its length), each at most max_segment_size; at most
+ * BIO_MAX_VECS - 1 pages in one bio. Rounded down to a power of two, so
+ * the pieces of a block stay aligned to it, and at least the logical
+ * block size.
+ *
+ * Context: any.
+ * Return: bytes per piece, a power of two dividing @blksize.
+ */
+static u32 fb_piece_bytes(struct block_device *bdev, u32 blksize)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	u64 seg = min_t(u64, PAGE_SIZE, queue_max_segment_size(q));
+	u64 segs = max_t(unsigned int, queue_max_segments(q), 2) - 1;
+	u64 piece = blksize;
+
+	piece = min_t(u64, piece, (u64)queue_max_sectors(q) << SECTOR_SHIFT);
+	piece = min_t(u64, piece, segs * seg);
+	piece = min_t(u64, piece, (u64)(BIO_MAX_VECS - 1) * PAGE_SIZE);
+	piece = max_t(u64, piece, bdev_logical_block_size(bdev));
+	return min_t(u64, rounddown_pow_of_two(piece), blksize);
+}
+
+/*
+ * Submit block @lbn of @t into @buf, as one bio per piece; a piece that
+ * cannot be built ends the block with -EINVAL after those already sent.
+ */
 static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
 {
-	unsigned int nr_vecs = DIV_ROUND_UP(offset_in_page(buf) + t->blksize,
-					    PAGE_SIZE);
+	u32 piece = fb_piece_bytes(t->bdev, t->blksize);
+	unsigned int nr_pieces = t->blksize / piece, i;
 	u16 prio = t->promoted ? IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4) :
 				 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
+	sector_t sector = (t->start + lbn * t->blksize) >> SECTOR_SHIFT;
 	struct fb_io *io;
 	struct bio *bio;
 
@@ -466,27 +554,32 @@ static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
 	io->lbn = lbn;
 	io->buf = buf;
 	io->idle = idle;
-	bio = bio_alloc(t->bdev, min_t(unsigned int, nr_vecs, BIO_MAX_VECS),
-			t->op | REQ_NOMERGE, GFP_NOIO);
-	bio->bi_iter.bi_sector = (t->start + lbn * t->blksize) >> SECTOR_SHIFT;
-	bio->bi_ioprio = prio;
-	bio->bi_end_io = fb_bio_end_io;
-	bio->bi_private = io;
-	if (fb_bio_add_buf(bio, buf, t->blksize)) {
-		bio_put(bio);
-		io->status = -EINVAL;
-		goto err_complete;
-	}
+	/* one per piece, and fb_submit()'s own until every piece is sent */
+	atomic_set(&io->pieces, nr_pieces + 1);
 	if (is_vmalloc_addr(buf) && op_is_write(t->op))
 		flush_kernel_vmap_range(buf, t->blksize);
 	io->submit_ns = ktime_get_ns();
-	submit_bio(bio);
-	return;
+	fb_count(t->disk, FB_STAT_BG_BIOS, nr_pieces);
+	for (i = 0; i < nr_pieces; i++) {
+		void *p = buf + i * piece;
 
-err_complete:
-	atomic_dec(&t->disk->bg_inflight);
-	INIT_WORK(&io->work, fb_io_done_work);
-	queue_work(fb_wq, &io->work);
+		bio = bio_alloc(t->bdev, DIV_ROUND_UP(offset_in_page(p) + piece,
+						      PAGE_SIZE),
+				t->op | REQ_NOMERGE, GFP_NOIO);
+		bio->bi_iter.bi_sector = sector + i * (piece >> SECTOR_SHIFT);
+		bio->bi_ioprio = prio;
+		bio->bi_end_io = fb_bio_end_io;
+		bio->bi_private = io;
+		if (fb_bio_add_buf(bio, p, piece)) {
+			bio_put(bio);
+			fb_io_set_error(io, -EINVAL);
+			/* the pieces never sent */
+			atomic_sub(nr_pieces - i, &io->pieces);
+			break;
+		}
+		submit_bio(bio);
+	}
+	fb_io_put_pieces(io, 1);
 }
 
 enum fb_reason { FB_NOT_NOW, FB_IDLE, FB_FLOOR, FB_PROMOTED };
@@ -498,7 +591,7 @@ enum fb_reason { FB_NOT_NOW, FB_IDLE, FB_FLOOR, FB_PROMOTED };
 static enum fb_reason fb_task_reason(struct fb_task *t, u64 now, bool idle,
 				     u64 *wake_ns)
 {
-	if (t->state != FB_TASK_ACTIVE || t->next >= t->nblocks)
+	if (t->state != FB_TASK_ACTIVE || (t->next >= t->nblocks && !t->held))
 		return FB_NOT_NOW;
 	if (t->stall_until_ns > now) {
 		*wake_ns = min(*wake_ns, t->stall_until_ns);
@@ -527,12 +620,115 @@ static u64 fb_block_ns(u32 blksize, u32 kbps)
 	return div64_u64((u64)blksize * NSEC_PER_SEC, (u64)kbps * 1024);
 }
 
+/* The last zero bit of @map in [@low, @bit], or U64_MAX when none. */
+static u64 fb_prev_zero_bit(const unsigned long *map, u64 low, u64 bit)
+{
+	unsigned long i = BIT_WORD(bit), first = BIT_WORD(low);
+	unsigned long w = ~map[i] & BITMAP_LAST_WORD_MASK(bit + 1);
+
+	for (;;) {
+		if (w) {
+			bit = (u64)i * BITS_PER_LONG + __fls(w);
+			return bit >= low ? bit : U64_MAX;
+		}
+		if (i-- == first)
+			return U64_MAX;
+		w = ~map[i];
+	}
+}
+
+/*
+ * Caller holds d->lock. The unissued block of speculative @t nearest to
+ * @head (a sector of the disk): the first after it, or the last before it
+ * when that one is closer. @t has one (t->next < t->nblocks).
+ */
+static u64 fb_spec_nearest(struct fb_task *t, u64 head)
+{
+	u64 part = get_start_sect(t->bdev), target = 0, fwd, back = U64_MAX;
+
+	if (head > part && ((head - part) << SECTOR_SHIFT) > t->start)
+		target = div_u64(((head - part) << SECTOR_SHIFT) - t->start,
+				 t->blksize);
+	target = clamp(target, t->low, t->nblocks - 1);
+	fwd = find_next_zero_bit(t->issued, t->nblocks, target);
+	if (target > t->low)
+		back = fb_prev_zero_bit(t->issued, t->low, target - 1);
+	if (fwd >= t->nblocks)
+		return back;
+	if (back != U64_MAX && target - back < fwd - target)
+		return back;
+	return fwd;
+}
+
+/**
+ * struct fb_claim - a block fb_pick() claimed, and what to undo if
+ *	getbuffer has no buffer for it
+ * @lbn: the block
+ * @why: why it may go now
+ * @floor_due_ns: the task's floor_due_ns before the claim
+ * @ceil_next_ns: the task's ceil_next_ns before the claim
+ */
+struct fb_claim {
+	u64 lbn;
+	enum fb_reason why;
+	u64 floor_due_ns;
+	u64 ceil_next_ns;
+};
+
+/* Caller holds d->lock. Take @t's next block and charge its rate. */
+static void fb_task_claim(struct fb_task *t, u64 now, struct fb_claim *c)
+{
+	struct fb_disk *d = t->disk;
+
+	c->floor_due_ns = t->floor_due_ns;
+	c->ceil_next_ns = t->ceil_next_ns;
+	if (!t->spec) {
+		c->lbn = t->next++;
+	} else if (t->held) {
+		t->held = false;
+		c->lbn = t->held_lbn;
+	} else {
+		c->lbn = fb_spec_nearest(t, atomic64_read(&d->head_sector));
+		__set_bit(c->lbn, t->issued);
+		t->next++;
+		if (c->lbn != t->low)
+			fb_count(d, FB_STAT_BG_ISSUED_ANY_ORDER, 1);
+		t->low = find_next_zero_bit(t->issued, t->nblocks, t->low);
+	}
+	t->inflight++;
+	if (t->floor_kbps)
+		t->floor_due_ns = now + fb_block_ns(t->blksize, t->floor_kbps);
+	if (t->ceiling_kbps)
+		t->ceil_next_ns = max(t->ceil_next_ns, now) +
+			fb_block_ns(t->blksize, t->ceiling_kbps);
+}
+
+/*
+ * Caller holds d->lock. getbuffer had no buffer for the block @c: give it
+ * back (a speculative task holds it as its next block), and the floor and
+ * ceiling slots charged for it; retry the task after a while.
+ */
+static void fb_task_unclaim(struct fb_task *t, u64 now,
+			    const struct fb_claim *c)
+{
+	if (t->spec) {
+		t->held = true;
+		t->held_lbn = c->lbn;
+	} else {
+		t->next--;
+	}
+	t->inflight--;
+	t->floor_due_ns = c->floor_due_ns;
+	t->ceil_next_ns = c->ceil_next_ns;
+	t->stall_until_ns = now + FB_STALL_RETRY_NS;
+}
+
 /*
  * Caller holds d->lock. Pick the task to issue from and claim its next
- * block; NULL and *@wake_ns lowered when nothing may go now.
+ * block into @c; NULL and *@wake_ns lowered when nothing may go now.
  */
-static struct fb_task *fb_pick(struct fb_disk *d, u64 now, u64 *lbn,
-			       enum fb_reason *why, u64 *wake_ns)
+static struct fb_task *fb_pick(struct fb_disk *d, u64 now, struct fb_claim *c,
+			       u64 *wake_ns)
 {
 	u64 last_fg = atomic64_read(&d->last_fg_ns);
 	u64 idle_at = last_fg + fb_idle_window_ns(d);
@@ -563,18 +759,11 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, u64 *lbn,
 	}
 	if (!pick)
 		return NULL;
-	*lbn = pick->next++;
-	pick->inflight++;
-	if (pick->floor_kbps)
-		pick->floor_due_ns = now + fb_block_ns(pick->blksize,
-						       pick->floor_kbps);
-	if (pick->ceiling_kbps)
-		pick->ceil_next_ns = max(pick->ceil_next_ns, now) +
-			fb_block_ns(pick->blksize, pick->ceiling_kbps);
+	fb_task_claim(pick, now, c);
+	c->why = best;
 	list_move_tail(&pick->node, &d->tasks);	/* round robin */
 	kref_get(&pick->ref);
 	atomic_inc(&d->bg_pending);
-	*why = best;
 	return pick;
 }
 
@@ -617,9 +806,9 @@ static void fb_disk_work(struct work_struct *work)
 {
 	struct fb_disk *d = container_of(work, struct fb_disk, work);
 	LIST_HEAD(reap);
+	struct fb_claim c;
 	struct fb_task *t;
-	enum fb_reason why;
-	u64 now, wake, lbn;
+	u64 now, wake;
 	void *buf;
 
 	for (;;) {
@@ -627,27 +816,29 @@ static void fb_disk_work(struct work_struct *work)
 		wake = U64_MAX;
 		spin_lock(&d->lock);
 		fb_collect_ended(d, &reap);
-		t = fb_pick(d, now, &lbn, &why, &wake);
+		t = fb_pick(d, now, &c, &wake);
 		spin_unlock(&d->lock);
 		if (!t)
 			break;
 
-		buf = t->getbuffer(t->ctx, lbn, t->blksize);
+		buf = t->getbuffer(t->ctx, c.lbn, t->blksize);
 		if (!buf) {
+			/* only this worker claims blocks and charges rates */
 			spin_lock(&d->lock);
-			t->next--;	/* only this worker moves ->next */
-			t->inflight--;
-			t->stall_until_ns = now + FB_STALL_RETRY_NS;
+			fb_task_unclaim(t, now, &c);
 			spin_unlock(&d->lock);
 			atomic_dec(&d->bg_pending);
 			fb_task_put(t);
 			continue;
 		}
-		fb_count(d, why == FB_IDLE ? FB_STAT_BG_ISSUED_IDLE :
-			    why == FB_FLOOR ? FB_STAT_BG_ISSUED_FLOOR :
-					      FB_STAT_BG_ISSUED_PROMOTED, 1);
+		fb_count(d, c.why == FB_IDLE ? FB_STAT_BG_ISSUED_IDLE :
+			    c.why == FB_FLOOR ? FB_STAT_BG_ISSUED_FLOOR :
+						FB_STAT_BG_ISSUED_PROMOTED, 1);
 		atomic_inc(&d->bg_inflight);
-		fb_submit(t, lbn, buf, why == FB_IDLE);
+		atomic64_set(&d->head_sector, get_start_sect(t->bdev) +
+			     ((t->start + (c.lbn + 1) * t->blksize) >>
+			      SECTOR_SHIFT));
+		fb_submit(t, c.lbn, buf, c.why == FB_IDLE);
 		cond_resched();
 	}
 	if (wake != U64_MAX)
@@ -745,6 +936,8 @@ static const char *const fb_stat_names[FB_NR_STATS] = {
 	[FB_STAT_BG_ISSUED_PROMOTED] = "bg_issued_promoted",
 	[FB_STAT_PROMOTIONS] = "promotions",
 	[FB_STAT_ABORTS] = "aborts",
+	[FB_STAT_BG_BIOS] = "bg_bios",
+	[FB_STAT_BG_ISSUED_ANY_ORDER] = "bg_issued_any_order",
 	[FB_STAT_TASKS_ACTIVE] = "tasks_active",
 	[FB_STAT_BG_INFLIGHT] = "bg_inflight",
 	[FB_STAT_FG_INFLIGHT] = "fg_inflight",
@@ -782,8 +975,10 @@ unsigned int fb_disk_collect_stats(struct fb_disk *d, struct mobio_stat *st)
 static int fb_register(struct block_device *bdev, enum req_op op,
 		       const struct fb_range *range, u32 blksize,
 		       fb_callback_t callback, fb_getbuffer_t getbuffer,
-		       void *ctx, const struct fb_rate *rate)
+		       void *ctx, const struct fb_opts *opts)
 {
+	const struct fb_rate *rate = opts ? &opts->rate : NULL;
+	u32 flags = opts ? opts->flags : 0;
 	struct fb_disk *d;
 	struct fb_task *t;
 	u64 size, len;
@@ -804,6 +999,11 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	if (rate && rate->floor_kbps && rate->ceiling_kbps &&
 	    rate->floor_kbps > rate->ceiling_kbps)
 		return -EINVAL;
+	if (flags & ~FB_TASK_F_ALL)
+		return -EINVAL;
+	if ((flags & FB_TASK_F_SPECULATIVE) &&
+	    div_u64(len, blksize) > FB_SPEC_BLOCKS_MAX)
+		return -EINVAL;
 	if (op == REQ_OP_WRITE && bdev_read_only(bdev))
 		return -EROFS;
 	if (READ_ONCE(fb_exiting))
@@ -823,6 +1023,16 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	t->start = range->start;
 	t->blksize = blksize;
 	t->nblocks = div_u64(len, blksize);
+	if (flags & FB_TASK_F_SPECULATIVE) {
+		t->spec = true;
+		/* at most FB_SPEC_BLOCKS_MAX bits: 2 MiB */
+		t->issued = kvcalloc(BITS_TO_LONGS(t->nblocks),
+				     sizeof(unsigned long), GFP_KERNEL);
+		if (!t->issued) {
+			kfree(t);
+			return -ENOMEM;
+		}
+	}
 	t->callback = callback;
 	t->getbuffer = getbuffer;
 	t->ctx = ctx;
@@ -836,14 +1046,14 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 
 	ret = xa_alloc(&fb_tasks, &t->id, t, xa_limit_31b, GFP_KERNEL);
 	if (ret) {
-		kfree(t);
+		fb_task_free(t);
 		return ret;
 	}
 	spin_lock(&d->lock);
 	if (d->nr_tasks >= READ_ONCE(fb_max_tasks.val)) {
 		spin_unlock(&d->lock);
 		xa_erase(&fb_tasks, t->id);
-		kfree(t);
+		fb_task_free(t);
 		return -EBUSY;
 	}
 	list_add_tail(&t->node, &d->tasks);
@@ -852,6 +1062,17 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	fb_count(d, FB_STAT_TASKS, 1);
 	queue_work(fb_wq, &d->work);
 	return t->id;
+}
+
+/* @rate as the options of a task without flags. */
+static const struct fb_opts *fb_rate_opts(const struct fb_rate *rate,
+					  struct fb_opts *opts)
+{
+	if (!rate)
+		return NULL;
+	opts->rate = *rate;
+	opts->flags = 0;
+	return opts;
 }
 
 /**
@@ -868,8 +1089,9 @@ static int fb_register(struct block_device *bdev, enum req_op op,
  * @ctx: passed to @callback and @getbuffer
  * @rate: rate floor and ceiling, or NULL for none
  *
- * Blocks are issued only when the disk is idle, the floor is due, or the
- * task was promoted; each is delivered exactly once.
+ * Blocks are issued in ascending order, only when the disk is idle, the
+ * floor is due, or the task was promoted; each is delivered exactly once.
+ * fb_read_opts() takes flags as well (speculative tasks).
  * Context: process, may sleep.
  * Return: the task id (> 0), or -EINVAL (bad arguments), -ENOMEM, -EBUSY
  * (max_tasks reached on the disk), -ENODEV (module unloading).
@@ -878,8 +1100,10 @@ int fb_read(struct block_device *bdev, const struct fb_range *range,
 	    u32 blksize, fb_callback_t callback, fb_getbuffer_t getbuffer,
 	    void *ctx, const struct fb_rate *rate)
 {
+	struct fb_opts opts;
+
 	return fb_register(bdev, REQ_OP_READ, range, blksize, callback,
-			   getbuffer, ctx, rate);
+			   getbuffer, ctx, fb_rate_opts(rate, &opts));
 }
 EXPORT_SYMBOL_GPL(fb_read);
 
@@ -903,10 +1127,69 @@ int fb_write(struct block_device *bdev, const struct fb_range *range,
 	     u32 blksize, fb_callback_t callback, fb_getbuffer_t getbuffer,
 	     void *ctx, const struct fb_rate *rate)
 {
+	struct fb_opts opts;
+
 	return fb_register(bdev, REQ_OP_WRITE, range, blksize, callback,
-			   getbuffer, ctx, rate);
+			   getbuffer, ctx, fb_rate_opts(rate, &opts));
 }
 EXPORT_SYMBOL_GPL(fb_write);
+
+/**
+ * fb_read_opts() - fb_read() with options: rate and flags
+ * @bdev: the device (or partition) to read, as for fb_read()
+ * @range: bytes to read, as for fb_read()
+ * @blksize: bytes per block, as for fb_read()
+ * @callback: as for fb_read()
+ * @getbuffer: as for fb_read()
+ * @ctx: passed to @callback and @getbuffer
+ * @opts: rate floor and ceiling, and FB_TASK_F_* flags; NULL for none
+ *
+ * With FB_TASK_F_SPECULATIVE the blocks are issued in any order: each
+ * time the task is picked, its unissued block nearest to where the disk
+ * last worked (the end of the last foreground request, or of the last
+ * background block) goes, so the work follows the foreground's locality;
+ * without foreground I/O that is ascending order. Each block is still
+ * delivered exactly once. Such a task keeps a bitmap of its blocks: at
+ * most FB_SPEC_BLOCKS_MAX blocks.
+ * Context: process, may sleep.
+ * Return: the task id (> 0), or the errors of fb_read(); -EINVAL also for
+ * an unknown flag or a speculative task over FB_SPEC_BLOCKS_MAX blocks,
+ * -ENOMEM when its bitmap cannot be allocated.
+ */
+int fb_read_opts(struct block_device *bdev, const struct fb_range *range,
+		 u32 blksize, fb_callback_t callback,
+		 fb_getbuffer_t getbuffer, void *ctx,
+		 const struct fb_opts *opts)
+{
+	return fb_register(bdev, REQ_OP_READ, range, blksize, callback,
+			   getbuffer, ctx, opts);
+}
+EXPORT_SYMBOL_GPL(fb_read_opts);
+
+/**
+ * fb_write_opts() - fb_write() with options: rate and flags
+ * @bdev: the device (or partition) to write, as for fb_write()
+ * @range: bytes to write, as for fb_read()
+ * @blksize: bytes per block, as for fb_read()
+ * @callback: as for fb_write()
+ * @getbuffer: as for fb_write(); for a speculative task it is asked for
+ *	blocks in any order, and after it returned NULL for a block it is
+ *	asked for that same block next
+ * @ctx: passed to @callback and @getbuffer
+ * @opts: as for fb_read_opts()
+ *
+ * Context: process, may sleep.
+ * Return: the task id (> 0), or the errors of fb_read_opts(), or -EROFS.
+ */
+int fb_write_opts(struct block_device *bdev, const struct fb_range *range,
+		  u32 blksize, fb_callback_t callback,
+		  fb_getbuffer_t getbuffer, void *ctx,
+		  const struct fb_opts *opts)
+{
+	return fb_register(bdev, REQ_OP_WRITE, range, blksize, callback,
+			   getbuffer, ctx, opts);
+}
+EXPORT_SYMBOL_GPL(fb_write_opts);
 
 /**
  * fb_abort() - stop a task

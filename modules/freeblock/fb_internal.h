@@ -30,6 +30,8 @@ enum fb_stat_id {
 	FB_STAT_BG_ISSUED_PROMOTED,
 	FB_STAT_PROMOTIONS,
 	FB_STAT_ABORTS,
+	FB_STAT_BG_BIOS,
+	FB_STAT_BG_ISSUED_ANY_ORDER,
 	FB_NR_COUNTERS,
 	/* gauges, computed when collected */
 	FB_STAT_TASKS_ACTIVE = FB_NR_COUNTERS,
@@ -47,7 +49,11 @@ enum fb_stat_id {
  * @name: the disk's name, as in /sys/block
  * @fg_inflight: foreground requests issued and not completed (probes)
  * @last_fg_ns: ktime_get_ns() of the last foreground issue or completion
- * @bg_inflight: background bios submitted and not completed
+ * @head_sector: the sector after the last request issued on the disk, a
+ *	foreground one (probe) or a background block (issuer): where the
+ *	disk is working, which speculative tasks issue near
+ * @bg_inflight: background blocks submitted and not completed (a block
+ *	may be several bios)
  * @bg_pending: background blocks issued whose callback has not returned
  *	(their buffers are held): at most `depth`
  * @service_ns: EWMA of the background service time, ns
@@ -69,6 +75,7 @@ struct fb_disk {
 	/* foreground, written by the tracepoint probes in any context */
 	atomic_t fg_inflight;
 	atomic64_t last_fg_ns;
+	atomic64_t head_sector;
 
 	/* background */
 	atomic_t bg_inflight;

@@ -7,9 +7,11 @@
  *	cat .../freeblock/selftest
  *
  * Arguments: op, device path, start and length (bytes), block size, pattern
- * seed, rate ceiling (KiB/s, 0: none). A write task's getbuffer fills each
- * block with the pattern (word at byte offset o: o * 0x9e3779b97f4a7c15 ^
- * seed, as tests/vm/guest/fbtest.c writes it); a read task's callback
+ * seed, rate ceiling (KiB/s, 0: none), and optionally task flags
+ * (FB_TASK_F_*, 1: speculative; through fb_read_opts()/fb_write_opts()).
+ * A write task's getbuffer fills each block with the pattern (word at byte
+ * offset o: o * 0x9e3779b97f4a7c15 ^ seed, as tests/vm/guest/fbtest.c
+ * writes it); a read task's callback
  * checks it. Buffers alternate between kmalloc and vmalloc memory, are
  * allocated in getbuffer and freed in the callback, so the most buffers
  * ever held at once shows the late binding: at most `depth`.
@@ -124,7 +126,7 @@ static ssize_t fb_st_write(struct file *file, const char __user *ubuf,
 {
 	struct fb_selftest *st = &fb_st;
 	char buf[128], op[8], path[64];
-	struct fb_rate rate = { 0 };
+	struct fb_opts opts = { 0 };
 	struct fb_range range;
 	u32 blksize;
 	u64 seed;
@@ -135,9 +137,10 @@ static ssize_t fb_st_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	if (sscanf(buf, "%7s %63s %llu %llu %u %llx %u", op, path,
-		   &range.start, &range.len, &blksize, &seed,
-		   &rate.ceiling_kbps) != 7)
+	ret = sscanf(buf, "%7s %63s %llu %llu %u %llx %u %u", op, path,
+		     &range.start, &range.len, &blksize, &seed,
+		     &opts.rate.ceiling_kbps, &opts.flags);
+	if (ret != 7 && ret != 8)
 		return -EINVAL;
 	if (strcmp(op, "read") && strcmp(op, "write"))
 		return -EINVAL;
@@ -162,9 +165,11 @@ static ssize_t fb_st_write(struct file *file, const char __user *ubuf,
 	atomic64_set(&st->bad, 0);
 	st->running = true;
 	/* The worker may end the task at once: it takes st->lock then. */
-	ret = (*op == 'r' ? fb_read : fb_write)(st->mbd.bdev, &range, blksize,
-						fb_st_callback,
-						fb_st_getbuffer, st, &rate);
+	ret = (*op == 'r' ? fb_read_opts : fb_write_opts)(st->mbd.bdev, &range,
+							  blksize,
+							  fb_st_callback,
+							  fb_st_getbuffer, st,
+							  &opts);
 	if (ret < 0) {
 		st->running = false;
 		mobio_bdev_close(&st->mbd);

@@ -13,13 +13,17 @@
  *	fb_promote(id);		// urgent now
  *	fb_abort(id);		// or give up
  *
- * Every block of the range is delivered exactly once (status 0 or an
- * error) unless the task is aborted; then the final callback comes (@buf
- * NULL, @lbn FB_LBN_END) and the task id is dead.
+ * Blocks go in ascending order; fb_read_opts()/fb_write_opts() with
+ * FB_TASK_F_SPECULATIVE let freeblock choose the order (the unissued block
+ * nearest to where the disk last worked). Every block of the range is
+ * delivered exactly once (status 0 or an error) unless the task is
+ * aborted; then the final callback comes (@buf NULL, @lbn FB_LBN_END) and
+ * the task id is dead.
  */
 #ifndef _FREEBLOCK_H
 #define _FREEBLOCK_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct block_device;
@@ -80,12 +84,40 @@ struct fb_rate {
 	u32 ceiling_kbps;
 };
 
+/* Task flags (struct fb_opts.flags). */
+/* Issue the blocks in any order, following the foreground's locality. */
+#define FB_TASK_F_SPECULATIVE	BIT(0)
+#define FB_TASK_F_ALL		FB_TASK_F_SPECULATIVE
+
+/*
+ * A speculative task keeps one bit per block: at most FB_SPEC_BLOCKS_MAX
+ * (1 << 24, <linux/freeblock.h>) blocks.
+ */
+
+/**
+ * struct fb_opts - options of fb_read_opts() and fb_write_opts()
+ * @rate: rate floor and ceiling (0: none)
+ * @flags: FB_TASK_F_* (others: -EINVAL)
+ */
+struct fb_opts {
+	struct fb_rate rate;
+	u32 flags;
+};
+
 int fb_read(struct block_device *bdev, const struct fb_range *range,
 	    u32 blksize, fb_callback_t callback, fb_getbuffer_t getbuffer,
 	    void *ctx, const struct fb_rate *rate);
 int fb_write(struct block_device *bdev, const struct fb_range *range,
 	     u32 blksize, fb_callback_t callback, fb_getbuffer_t getbuffer,
 	     void *ctx, const struct fb_rate *rate);
+int fb_read_opts(struct block_device *bdev, const struct fb_range *range,
+		 u32 blksize, fb_callback_t callback,
+		 fb_getbuffer_t getbuffer, void *ctx,
+		 const struct fb_opts *opts);
+int fb_write_opts(struct block_device *bdev, const struct fb_range *range,
+		  u32 blksize, fb_callback_t callback,
+		  fb_getbuffer_t getbuffer, void *ctx,
+		  const struct fb_opts *opts);
 int fb_abort(int id);
 int fb_promote(int id);
 int fb_set_rate(int id, const struct fb_rate *rate);

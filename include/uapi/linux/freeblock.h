@@ -44,7 +44,11 @@
  *   bg_issued_promoted  background blocks issued for promoted tasks
  *   promotions          fb_promote() calls that promoted a task
  *   aborts              tasks aborted (fb_abort, close, rmmod, removal)
- *   bg_inflight         background bios in flight now
+ *   bg_bios             background bios submitted: a block larger than one
+ *                       request of the device is several bios
+ *   bg_issued_any_order blocks of speculative tasks issued out of ascending
+ *                       order (not the task's lowest unissued block)
+ *   bg_inflight         background blocks in flight now
  *   fg_inflight         foreground requests in flight now (as seen)
  *   idle_window_us      the idle window now (adapts to service time)
  *   service_ns          mean background service time (EWMA)
@@ -94,6 +98,19 @@ enum freeblock_attr {
 #define FB_SLOTS_MAX		4096U
 #define FB_RING_BYTES_MAX	(64U << 20)	/* slots * blksize */
 
+/*
+ * struct fb_scrub_req.flags. FB_SCRUB_F_SPECULATIVE: a speculative task;
+ * the kernel issues the blocks in any order (each time the unissued block
+ * nearest to where the disk last worked: the end of the last foreground
+ * request or background block), so the work rides the foreground's
+ * locality; each block is still delivered exactly once. Descriptors then
+ * come in that order, and a write task asks for blocks (hdr->want_lbn) in
+ * that order. At most FB_SPEC_BLOCKS_MAX blocks (EINVAL otherwise).
+ */
+#define FB_SCRUB_F_SPECULATIVE	(1U << 0)
+#define FB_SCRUB_F_ALL		FB_SCRUB_F_SPECULATIVE
+#define FB_SPEC_BLOCKS_MAX	(1U << 24)
+
 /**
  * struct fb_scrub_req - FB_IOC_SCRUB (FB_IOC_WRITE): register a background
  *	read (write) task
@@ -108,7 +125,7 @@ enum freeblock_attr {
  * @floor_kbps: in, rate floor in KiB/s (0: none): a block is issued even
  *	when the disk is busy if none was for blksize / floor seconds
  * @ceiling_kbps: in, rate ceiling in KiB/s (0: none)
- * @flags: in, must be 0
+ * @flags: in, FB_SCRUB_F_* (other bits: EINVAL)
  * @id: out, the task id (for logs), > 0; must be 0 on input
  * @__pad: must be 0
  * @nblocks: out, blocks in the task (block n covers start + n * blksize);

@@ -12,6 +12,9 @@
  *     --seed S --promote-after-ms MS --abort-after BLOCKS
  *     --consume-delay-us US (per block: fills the ring, stalls the task)
  *     --report-at-ms MS (got_at= in the summary: blocks got by then)
+ *     --any-order 1 (a speculative task: FB_SCRUB_F_SPECULATIVE; the
+ *     summary's first_lbn=, first8_min=, first8_max= and ascending=
+ *     show the order)
  *   fbtest hold DEV                   register a slow scrub, print
  *                                     "registered", then sleep until killed
  *   fbtest bad DEV REGFILE            every malformed request: one line
@@ -24,13 +27,18 @@
  *   fbtest load DEV SECONDS           foreground: 4 KiB O_DIRECT random
  *                                     reads back to back (queue depth 1);
  *                                     prints "reads=N"
+ *   fbtest park DEV SECONDS OFF SPAN GAP_MS
+ *                                     foreground parked in one place: a
+ *                                     4 KiB O_DIRECT read at a random
+ *                                     offset in [OFF, OFF + SPAN), then
+ *                                     GAP_MS of think time; "reads=N"
  *   fbtest write DEV SEED [options]   a write task (FB_IOC_WRITE through
  *                                     tools/libfreeblock.c) writing the
  *                                     pattern of SEED: each block's data is
  *                                     given when the kernel asks for it;
  *                                     prints one "key=value ..." line
  *     --bs N --slots N --start B --len B --ceil KIBS --abort-after BLOCKS
- *     --promote 1
+ *     --promote 1 --any-order 1 (blocks asked for in any order, each once)
  *   fbtest badwrite DEV               malformed write requests and fills:
  *                                     "ok NAME" / "bad NAME ..." lines
  *
@@ -105,6 +113,7 @@ struct scrub_opts {
 	long abort_after;
 	long consume_delay_us;
 	long report_at_ms;
+	int any_order;
 };
 
 static int scrub(const char *dev, const struct scrub_opts *o)
@@ -113,8 +122,12 @@ static int scrub(const char *dev, const struct scrub_opts *o)
 		.blksize = o->bs, .start = o->start, .len = o->len,
 		.nslots = o->slots, .floor_kbps = o->floor,
 		.ceiling_kbps = o->ceil,
+		.flags = o->any_order ? FB_SCRUB_F_SPECULATIVE : 0,
 	};
 	uint64_t got = 0, dup = 0, bad = 0, failed = 0, outside = 0, i;
+	uint64_t first_lbn = UINT64_MAX, first8_min = UINT64_MAX, last_lbn = 0;
+	uint64_t first8_max = 0;
+	int ascending = 1;
 	uint64_t t0 = now_ms(), t_first = 0, got_at = 0;
 	int reported = 0;
 	volatile struct fb_ring_hdr *hdr;
@@ -173,6 +186,15 @@ static int scrub(const char *dev, const struct scrub_opts *o)
 			}
 			if (seen[d->lbn]++)
 				dup++;
+			if (!got)
+				first_lbn = d->lbn;
+			else if (d->lbn <= last_lbn)
+				ascending = 0;
+			if (got < 8 && d->lbn < first8_min)
+				first8_min = d->lbn;
+			if (got < 8 && d->lbn > first8_max)
+				first8_max = d->lbn;
+			last_lbn = d->lbn;
 			got++;
 			if (d->status) {
 				failed++;
@@ -228,11 +250,13 @@ static int scrub(const char *dev, const struct scrub_opts *o)
 	       " bad=%" PRIu64 " failed=%" PRIu64 " outside=%" PRIu64
 	       " result=%d promoted=%d aborted=%d ring_done=%llu"
 	       " elapsed_ms=%" PRIu64 " first_ms=%" PRIu64
-	       " got_at=%" PRIu64 "\n",
+	       " got_at=%" PRIu64 " first_lbn=%" PRId64 " first8_min=%" PRId64
+	       " first8_max=%" PRIu64 " ascending=%d\n",
 	       (uint64_t)req.nblocks, got, dup, bad, failed, outside,
 	       hdr->result, promoted, aborted,
 	       (unsigned long long)hdr->blocks_done, now_ms() - t0,
-	       t_first ? t_first - t0 : 0, reported ? got_at : got);
+	       t_first ? t_first - t0 : 0, reported ? got_at : got,
+	       (int64_t)first_lbn, (int64_t)first8_min, first8_max, ascending);
 	return ok ? 0 : 1;
 }
 
@@ -311,7 +335,8 @@ static int bad(const char *dev, const char *regfile)
 	expect("ring_over_64m_einval", scrub_req(fd, &r), EINVAL);
 	TRY("start_unaligned_einval", start, 512, EINVAL);
 	TRY("start_past_end_einval", start, 1ULL << 50, EINVAL);
-	TRY("flags_einval", flags, 1, EINVAL);
+	TRY("flags_unknown_bit_einval", flags, 2, EINVAL);
+	TRY("flags_high_bit_einval", flags, 0x80000000u, EINVAL);
 	TRY("id_in_einval", id, 7, EINVAL);
 	TRY("floor_above_ceiling_einval", floor_kbps, 100, EINVAL);
 #undef TRY
@@ -403,6 +428,35 @@ static int load(const char *dev, const char *secs)
 			return 1;
 		}
 		n++;
+	}
+	printf("reads=%" PRIu64 "\n", n);
+	return 0;
+}
+
+static int park(const char *dev, const char *secs, const char *off,
+		const char *span, const char *gap_ms)
+{
+	uint64_t end = now_ms() + strtoull(secs, NULL, 0) * 1000, n = 0;
+	uint64_t o = strtoull(off, NULL, 0), pages = strtoull(span, NULL, 0) / 4096;
+	uint64_t x = 88172645463325252ULL;
+	long gap = strtol(gap_ms, NULL, 0);
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+	void *buf;
+
+	if (fd < 0 || !pages || o % 4096 || posix_memalign(&buf, 4096, 4096)) {
+		perror(dev);
+		return 1;
+	}
+	while (now_ms() < end) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (pread(fd, buf, 4096, (off_t)(o + x % pages * 4096)) != 4096) {
+			perror("pread");
+			return 1;
+		}
+		n++;
+		usleep(gap * 1000);
 	}
 	printf("reads=%" PRIu64 "\n", n);
 	return 0;
@@ -513,6 +567,10 @@ struct write_run {
 	uint64_t ahead, max_ahead;
 	long abort_after;
 	int aborted;
+	int any_order;
+	uint8_t *asked;		/* per block: fills asked for */
+	uint64_t nblocks, fill_dup;
+	int64_t first_lbn;	/* the first block asked for */
 };
 
 /* fb_fill_fn: the kernel asks for block @lbn now */
@@ -522,8 +580,12 @@ static int write_fill(void *ctx, uint64_t lbn, void *buf, uint32_t len)
 	uint64_t *p = buf, i;
 
 	if (lbn != w->next)
-		w->order_bad++;	/* blocks are asked for in order */
+		w->order_bad++;	/* in order, unless --any-order */
 	w->next = lbn + 1;
+	if (w->first_lbn < 0)
+		w->first_lbn = (int64_t)lbn;
+	if (lbn >= w->nblocks || w->asked[lbn]++)
+		w->fill_dup++;	/* each block is asked for once */
 	for (i = 0; i < len / 8; i++)
 		p[i] = pattern(w->start + lbn * w->bs + i * 8, w->seed);
 	w->fills++;
@@ -558,7 +620,7 @@ static int write_done(void *ctx, uint64_t lbn, int status, const void *data,
 static int write_task(int argc, char **argv)
 {
 	struct fb_task_opts o = { .blksize = 65536, .nslots = 16 };
-	struct write_run w = { .abort_after = -1 };
+	struct write_run w = { .abort_after = -1, .first_lbn = -1 };
 	uint64_t t0 = now_ms();
 	struct fb_task *t;
 	int i, r, dfd;
@@ -581,6 +643,8 @@ static int write_task(int argc, char **argv)
 			w.abort_after = v;
 		else if (!strcmp(argv[i], "--promote"))
 			o.promote = v;
+		else if (!strcmp(argv[i], "--any-order"))
+			o.any_order = w.any_order = v;
 		else
 			return usage();
 	}
@@ -599,6 +663,10 @@ static int write_task(int argc, char **argv)
 		printf("write_errno=%d (%s)\n", -r, strerror(-r));
 		return 1;
 	}
+	w.nblocks = fb_task_nblocks(t);
+	w.asked = calloc(w.nblocks, 1);
+	if (!w.asked)
+		return 1;
 	while ((r = fb_task_poll_write(t, 1000, write_fill, write_done, &w)) == 0) {
 		if (w.abort_after >= 0 && !w.aborted &&
 		    w.done >= (uint64_t)w.abort_after) {
@@ -612,11 +680,14 @@ static int write_task(int argc, char **argv)
 	printf("nblocks=%" PRIu64 " fills=%" PRIu64 " done=%" PRIu64
 	       " failed=%" PRIu64 " bad=%" PRIu64 " order_bad=%" PRIu64
 	       " max_ahead=%" PRIu64 " prefix=%" PRIu64 " result=%d poll=%d"
-	       " aborted=%d elapsed_ms=%" PRIu64 "\n", fb_task_nblocks(t),
+	       " aborted=%d fill_dup=%" PRIu64 " first_lbn=%" PRId64
+	       " elapsed_ms=%" PRIu64 "\n",
+	       fb_task_nblocks(t),
 	       w.fills, w.done, w.failed, w.bad, w.order_bad, w.max_ahead,
 	       fb_task_prefix(t), r == 1 ? fb_task_result(t) : 1, r,
-	       w.aborted, now_ms() - t0);
-	r = r == 1 && !w.bad && !w.order_bad && !w.failed &&
+	       w.aborted, w.fill_dup, w.first_lbn, now_ms() - t0);
+	r = r == 1 && !w.bad && (!w.order_bad || w.any_order) && !w.failed &&
+	    !w.fill_dup &&
 	    (w.aborted || (w.done == fb_task_nblocks(t) &&
 			   w.fills == w.done && !fb_task_result(t)));
 	fb_task_close(t);
@@ -646,7 +717,7 @@ static int badwrite(const char *dev)
 	expect("write_read_only_fd_eacces", ioctl(fd, FB_IOC_WRITE, &r), EACCES);
 	r = good;
 	r.fd = wfd;
-	r.flags = 1;
+	r.flags = 2;
 	expect("write_flags_einval", ioctl(fd, FB_IOC_WRITE, &r), EINVAL);
 	r = good;
 	r.fd = wfd;
@@ -731,6 +802,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: fbtest fill DEV SEED | scrub DEV [options] | "
 		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS |\n"
+		" park DEV SECONDS OFF SPAN GAP_MS |\n"
 		" fuzz DEV COUNT SEED | write DEV SEED [options] | badwrite DEV\n");
 	return 2;
 }
@@ -757,6 +829,8 @@ int main(int argc, char **argv)
 		return fuzz(argv[2], argv[3], argv[4]);
 	if (!strcmp(argv[1], "load") && argc == 4)
 		return load(argv[2], argv[3]);
+	if (!strcmp(argv[1], "park") && argc == 7)
+		return park(argv[2], argv[3], argv[4], argv[5], argv[6]);
 	if (!strcmp(argv[1], "write") && argc >= 4)
 		return write_task(argc, argv);
 	if (!strcmp(argv[1], "badwrite") && argc == 3)
@@ -790,6 +864,8 @@ int main(int argc, char **argv)
 			o.consume_delay_us = v;
 		else if (!strcmp(k, "--report-at-ms"))
 			o.report_at_ms = v;
+		else if (!strcmp(k, "--any-order"))
+			o.any_order = v;
 		else
 			return usage();
 	}
