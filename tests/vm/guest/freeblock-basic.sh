@@ -203,17 +203,7 @@ check_eq fb_scrub_resumed_exit_0 0 $?
 check_eq fb_scrub_resumed_rest 1 "$(grep -c "$(((SIZE - resume) / 65536)) blocks of 65536 bytes read" /tmp/scrub.err)"
 
 # --- the kernel API: fb_write and fb_read with late buffer binding ----------
-ST=/sys/kernel/debug/freeblock/selftest
 SEED2=0xc0ffee
-# st_wait: until the self-test task has ended (at most 60 s)
-st_wait() {
-	local i=0
-	while grep -q state=running $ST && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat $ST
-}
 check_ok kapi_write_registers sh -c "echo write $DISK_data 8388608 2097152 65536 $SEED2 0 >$ST"
 out=$(st_wait)
 log "kernel fb_write: $out"

@@ -12,3 +12,15 @@ fb_stat() {
 kv() {
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
 }
+
+# st_wait: until the kernel-API self-test task ($ST, debugfs) has ended (at
+# most 60 s); prints its state
+ST=/sys/kernel/debug/freeblock/selftest
+st_wait() {
+	local i=0
+	while grep -q state=running $ST && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat $ST
+}

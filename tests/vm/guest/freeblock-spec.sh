@@ -28,7 +28,6 @@ SEED4=0x2468ace0
 M=1048576
 SIZE=$((32 * M))
 Q=/sys/block/$dev/queue
-ST=/sys/kernel/debug/freeblock/selftest
 
 # once NAME NBLOCKS OUTPUT: every block delivered once, data right
 once() {
@@ -39,15 +38,6 @@ once() {
 	check_eq "${1}_result_0" 0 "$(kv result "$3")"
 }
 
-# st_wait: until the self-test task has ended (at most 60 s)
-st_wait() {
-	local i=0
-	while grep -q state=running $ST && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat $ST
-}
 
 # pow2_floor N: the largest power of two <= N
 pow2_floor() {

@@ -16,17 +16,7 @@ dev=${DISK_data#/dev/}
 FB_KO=/mobio/freeblock.ko
 SEED=0x5eedf00d
 SIZE=$((32 * 1024 * 1024))
-ST=/sys/kernel/debug/freeblock/selftest
 
-# st_wait: until the self-test task has ended (at most 60 s)
-st_wait() {
-	local i=0
-	while grep -q state=running $ST && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat $ST
-}
 
 check_ok fill_pattern fbtest fill "$DISK_data" $SEED
 check_ok insmod_freeblock insmod $FB_KO

@@ -95,10 +95,6 @@ region_field() {	# UID MAGIC FIELD(offset|size|state): from mobioctl as root
 	mobioctl qnvram list | awk -v u="$1" -v m="$2" -v f="$3" \
 		'$2 == u && $4 == m { for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }'
 }
-wait_stat() {	# NAME VALUE: up to 10 s
-	local i=0
-	while [ "$(qnvram_stat "$1")" != "$2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-}
 
 case $MOBIO_BOOT in
 1)

@@ -21,14 +21,6 @@ MB=1048576
 LOW=25
 REGIONS=/sys/kernel/debug/qnvram/regions
 
-# wait_stat NAME VALUE SECONDS: until the qnvram counter NAME is VALUE
-wait_stat() {
-	local i=0
-	while [ "$(qnvram_stat "$1")" != "$2" ] && [ $i -lt $(($3 * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
 
 # state_of MAGIC: resident or swapped
 state_of() {

@@ -24,3 +24,13 @@ as_uid() {
 	shift
 	qnvtest setuid "$uid" "$@"
 }
+
+# wait_stat NAME VALUE [SECONDS]: until the qnvram counter NAME is VALUE (at
+# most SECONDS, default 10)
+wait_stat() {
+	local i=0
+	while [ "$(qnvram_stat "$1")" != "$2" ] && [ $i -lt $((${3:-10} * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}

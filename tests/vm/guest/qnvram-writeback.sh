@@ -34,14 +34,6 @@ fb_stat() {
 	echo "${v:-0}"
 }
 
-# wait_stat NAME VALUE SECONDS: until the qnvram counter NAME is VALUE
-wait_stat() {
-	local i=0
-	while [ "$(qnvram_stat "$1")" != "$2" ] && [ $i -lt $(($3 * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
 
 # rewrite MAGIC SEED: an app maps the existing region, fills it with SEED's
 # pattern, and exits
