@@ -14,7 +14,6 @@
 . /mobio/tests/freeblock-lib.sh
 
 dev=${DISK_data#/dev/}
-FB_KO=/mobio/freeblock.ko
 SEED=0x5eedf00d
 SIZE=$((32 * 1024 * 1024))
 IMG=/tmp/img

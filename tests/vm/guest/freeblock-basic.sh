@@ -17,7 +17,6 @@
 . /mobio/tests/freeblock-lib.sh
 
 dev=${DISK_data#/dev/}
-FB_KO=/mobio/freeblock.ko
 SEED=0x5eedf00d
 SIZE=$((32 * 1024 * 1024))
 P=/sys/module/freeblock/parameters

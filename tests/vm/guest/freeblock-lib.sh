@@ -3,6 +3,9 @@
 # Helpers of the freeblock guest tests; the test sets dev (a disk name as
 # in /sys/block) before it calls fb_stat.
 
+# the module under test
+FB_KO=/mobio/freeblock.ko
+
 # fb_stat NAME: freeblock's counter NAME for $dev (mobioctl fb stats)
 fb_stat() {
 	mobioctl fb stats "$dev" | sed -n "s/^$1 //p"

@@ -20,7 +20,6 @@
 . /mobio/tests/freeblock-lib.sh
 
 dev=${DISK_data#/dev/}
-FB_KO=/mobio/freeblock.ko
 SEED=0x5eedf00d
 SEED2=0xc0ffee
 SEED3=0x13572468

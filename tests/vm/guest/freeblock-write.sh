@@ -14,7 +14,6 @@
 . /mobio/tests/freeblock-lib.sh
 
 dev=${DISK_data#/dev/}
-FB_KO=/mobio/freeblock.ko
 SEED=0x5eedf00d
 SEED2=0xabcdef01
 SEED3=0x13572468
