@@ -34,7 +34,7 @@ help:
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
 	@echo "make unit | checkpatch | sparse | dkms-check | install-check   the parts of make check"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
-	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min)"
+	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
 	@echo "make bench-asap    ASAP app switches under memory pressure, every mode in one VM (bench-asap-quick: short)"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"

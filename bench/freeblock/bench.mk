@@ -12,6 +12,11 @@
 #                        model; writes bench/freeblock/results/<date>-<kver>.csv,
 #                        docs/freeblock-results.md, docs/freeblock-bench.png
 #                        (~12 min of VM time on TCG)
+#   make bench-freeblock-writes          the same with 30% of the foreground's
+#                        requests random 4 KiB writes, levels 0..100 step 20,
+#                        freeblock against ionice -c3 under bfq and
+#                        mq-deadline; writes docs/freeblock-results-w30.md,
+#                        docs/freeblock-bench-w30.png and a -w30 CSV (~5 min)
 #   make bench-freeblock-quick           levels 0, 50, 100; freeblock (depth 2, 1) and
 #                        ionice -c3 under bfq and a rate cap only; 3 s phases;
 #                        writes build/bench-freeblock/ only (~2 min)
@@ -21,11 +26,18 @@
 
 FREEBLOCK_BENCH_ARGS ?=
 
-.PHONY: bench-freeblock bench-freeblock-quick
+.PHONY: bench-freeblock bench-freeblock-writes bench-freeblock-quick
 
 bench-freeblock:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
 	python3 bench/freeblock/run-bench.py --kver $(VM_KVER) $(FREEBLOCK_BENCH_ARGS)
+
+bench-freeblock-writes:
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
+	python3 bench/freeblock/run-bench.py --kver $(VM_KVER) --fg-write-pct 30 \
+		--levels 0,20,40,60,80,100 \
+		--methods base:none,fb:none,ratecap:none,ionice:mq-deadline,base:bfq,ionice:bfq,again:none \
+		$(FREEBLOCK_BENCH_ARGS)
 
 bench-freeblock-quick:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"

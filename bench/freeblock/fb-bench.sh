@@ -15,7 +15,11 @@
 #
 # Foreground: fio random 4 KiB O_DIRECT reads, one at a time (psync),
 # Poisson arrivals at LEVEL % of the calibrated maximum IOPS (100 %:
-# back to back). Methods, each a "METHOD:SCHED" pair run at every level:
+# back to back). With fbbench.fg_write_pct=W (1-90) W % of the same
+# job's requests are random 4 KiB O_DIRECT writes (fio rw=randrw, still one
+# at a time, calibration included). Background bytes still come from the
+# read counters, which the writes do not touch.
+# Methods, each a "METHOD:SCHED" pair run at every level:
 #   base      the foreground alone (scan off) under SCHED
 #   again     the same, once more at the end of the level: how far two runs
 #             of the same thing differ here (the noise floor of an impact)
@@ -37,7 +41,7 @@
 #   CSV,seq,round,bytes,ms         CSV,fullscrub,round,bytes,ms,rc,blksize
 #   CSV,phase,level,method,sched,rate_iops,window_ms,d_reads,d_sectors,
 #       d_rticks_ms,d_ioticks_ms,fg_ios,fg_runtime_ms,fg_mean_us,fg_p99_us,
-#       fb_bytes,fb_fg_requests,fb_fg_delayed
+#       fb_bytes,fb_fg_requests,fb_fg_delayed,fgw_ios,fgw_mean_us,fgw_p99_us
 #   CSV,fbstats,k=v ...            CSV,skip,method,sched,why
 # Parameters come from the kernel command line (fbbench.<key>=<value>).
 # vm-kmod: null_blk kyber-iosched bfq
@@ -61,6 +65,7 @@ MAX_KB=$(opt max_kb 64)
 SIZE_MB=$(opt size_mb 4096)
 SCRUB_MB=$(opt scrub_mb 128)
 CAP_PCT=$(opt cap_pct 10)
+FG_WRITE_PCT=$(opt fg_write_pct 0)
 NR_REQUESTS=$(opt nr_requests 64)
 BG_BS=$((MAX_KB * 1024))
 DEV=nullb0
@@ -103,12 +108,13 @@ fbstat() {
 	echo "${v:-0}"
 }
 
-# fio_fg FILE: "ios,runtime_ms,mean_us,p99_us" of job "fg" (reads)
-fio_fg() {
-	awk '
+# fio_job FILE JOB DIR: "ios,runtime_ms,mean_us,p99_us" of JOB's DIR (read
+# or write) section in fio's JSON output; zeros when there is no such job
+fio_job() {
+	awk -v job="$2" -v dir="\"$3\"" '
 		function num(s) { gsub(/[",]/, "", s); return s + 0 }
-		$1 == "\"jobname\"" { v = $3; gsub(/[",]/, "", v); cur = (v == "fg"); next }
-		cur && $1 == "\"read\"" && $3 == "{" { inr = 1; next }
+		$1 == "\"jobname\"" { v = $3; gsub(/[",]/, "", v); cur = (v == job); next }
+		cur && $1 == dir && $3 == "{" { inr = 1; next }
 		inr && $1 == "\"runtime\"" { rt = num($3) }
 		inr && $1 == "\"total_ios\"" { ios = num($3) }
 		inr && $1 == "\"lat_ns\"" { inl = 1; next }
@@ -117,16 +123,31 @@ fio_fg() {
 		END { printf "%d,%d,%.1f,%.1f\n", ios, rt, mean / 1000, p99 / 1000 }' "$1"
 }
 
-# fio options of the foreground at RATE IOPS (0: back to back), the job "fg"
+# fio_fg FILE: "ios,runtime_ms,mean_us,p99_us" of the foreground's reads
+# (job "fg"), then "ios,mean_us,p99_us" of its writes (0,0,0 without)
+fio_fg() {
+	echo "$(fio_job "$1" fg read),$(fio_job "$1" fg write | cut -d, -f1,3,4)"
+}
+
+# fio options of the foreground, job "fg", at RATE IOPS (0: back to back);
+# with FG_WRITE_PCT that share of them are writes, rate-limited apart
 fg_opts() {
-	echo "--name=fg --rw=randread --bs=4k --lat_percentiles=1 --percentile_list=99"
-	[ "$1" -gt 0 ] && echo "--rate_iops=$1 --rate_process=poisson"
+	local w=$(($1 * FG_WRITE_PCT / 100))
+	if [ "$FG_WRITE_PCT" -eq 0 ]; then
+		echo "--name=fg --rw=randread --bs=4k --lat_percentiles=1 --percentile_list=99"
+		[ "$1" -gt 0 ] && echo "--rate_iops=$1 --rate_process=poisson"
+		return 0
+	fi
+	[ "$1" -gt 0 ] && [ $w -lt 1 ] && w=1
+	echo "--name=fg --rw=randrw --rwmixwrite=$FG_WRITE_PCT --bs=4k --lat_percentiles=1 --percentile_list=99"
+	[ "$1" -gt 0 ] && echo "--rate_iops=$(($1 - w)),$w --rate_process=poisson"
+	return 0
 }
 
 # phase LEVEL METHOD SCHED RATE: one measurement, one CSV,phase line
 phase() {
 	local level=$1 method=$2 sched=$3 rate=$4 bg='' jobs='' f=/tmp/phase.json
-	local s0 s1 fb0b fb0r fb0d fbb=0 fbr=0 fbd=0 fg=0,0,0,0 fio=''
+	local s0 s1 fb0b fb0r fb0d fbb=0 fbr=0 fbd=0 fg=0,0,0,0,0,0,0 fio=''
 	use_sched $DEV "$sched" || { note "CSV,skip,$method,$sched,no elevator $sched"; return; }
 	[ "$level" -gt 0 ] && jobs=$(fg_opts "$rate")
 	case $method in
@@ -180,13 +201,14 @@ phase() {
 		fbd=$(($(fbstat fg_delayed) - fb0d))
 	fi
 	set -- $s0 $s1
-	note "CSV,phase,$level,$method,$sched,$rate,$(($6 - $1)),$(($7 - $2)),$(($8 - $3)),$(($9 - $4)),$((${10} - $5)),$fg,$fbb,$fbr,$fbd"
+	# the writes' three fields go last (old reports read the first 16)
+	note "CSV,phase,$level,$method,$sched,$rate,$(($6 - $1)),$(($7 - $2)),$(($8 - $3)),$(($9 - $4)),$((${10} - $5)),$(echo "$fg" | cut -d, -f1-4),$fbb,$fbr,$fbd,$(echo "$fg" | cut -d, -f5-7)"
 }
 
 # --- the device model -----------------------------------------------------------
 mkdev $DEV "$SIZE_MB" || { fail nullb_model "could not make $DEV"; finish; }
 mkdev nullb1 "$SCRUB_MB" || { fail nullb_model "could not make nullb1"; finish; }
-note "CSV,params,kernel=$(uname -r),guest_idle=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^idle=//p' | tail -n 1 | grep . || echo default),service_us=$SERVICE_US,scrub_mb=$SCRUB_MB,size_mb=$SIZE_MB,runtime_s=$RUNTIME,warm_s=$WARM,levels=$(echo $LEVELS | tr ' ' '/'),bg_block=${MAX_KB}KiB,cap_pct=$CAP_PCT,nr_requests=$NR_REQUESTS,fb_depth=$FB_DEPTH,fb_idle_min_us=$(cat /sys/module/freeblock/parameters/idle_min_us),fb_idle_mult=$(cat /sys/module/freeblock/parameters/idle_mult)"
+note "CSV,params,kernel=$(uname -r),guest_idle=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^idle=//p' | tail -n 1 | grep . || echo default),service_us=$SERVICE_US,scrub_mb=$SCRUB_MB,size_mb=$SIZE_MB,runtime_s=$RUNTIME,warm_s=$WARM,levels=$(echo $LEVELS | tr ' ' '/'),bg_block=${MAX_KB}KiB,cap_pct=$CAP_PCT,fg_write_pct=$FG_WRITE_PCT,nr_requests=$NR_REQUESTS,fb_depth=$FB_DEPTH,fb_idle_min_us=$(cat /sys/module/freeblock/parameters/idle_min_us),fb_idle_mult=$(cat /sys/module/freeblock/parameters/idle_mult)"
 note "CSV,model,nullb,null_blk queue_mode=2 submit_queues=1 hw_queue_depth=1 irqmode=2 completion_nsec=$((SERVICE_US * 1000)) max_sectors_kb=$MAX_KB (${SIZE_MB} MiB for the levels; ${SCRUB_MB} MiB for the full scrub; not memory_backed)"
 
 # --- sequential bandwidth and a full scrub of an idle disk ------------------------
@@ -218,11 +240,12 @@ fio --filename=/dev/$DEV --direct=1 --ioengine=psync --time_based \
 	--runtime="$RUNTIME" --output-format=json $(fg_opts 0) >/tmp/calib.json 2>/tmp/fio.err
 s1=$(snap)
 cal=$(fio_fg /tmp/calib.json)
-ios=${cal%%,*}
+# reads and writes side by side: the two jobs' IOPS together
+ios=$(($(echo "$cal" | cut -d, -f1) + $(echo "$cal" | cut -d, -f5)))
 rt=$(echo "$cal" | cut -d, -f2)
 MAX_IOPS=$((ios * 1000 / (rt + 1)))
 set -- $s0 $s1
-note "CSV,calib,$MAX_IOPS,$(((${10} - $5) * 100 / ($6 - $1))),$(echo "$cal" | cut -d, -f3,4)"
+note "CSV,calib,$MAX_IOPS,$(((${10} - $5) * 100 / ($6 - $1))),$(echo "$cal" | cut -d, -f3,4,6,7)"
 [ "$MAX_IOPS" -gt 0 ] || { fail calibration "no foreground IOPS: $(head -c 300 /tmp/fio.err)"; finish; }
 
 # --- the levels -------------------------------------------------------------------

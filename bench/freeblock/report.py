@@ -39,6 +39,8 @@ TARGET_IDLE_SCRUB = 0.90     # full scrub on an idle disk / sequential bandwidth
 PHASE_FIELDS = ["level", "method", "sched", "rate_iops", "window_ms", "d_reads",
                 "d_sectors", "d_rticks_ms", "d_ioticks_ms", "fg_ios", "fg_runtime_ms",
                 "fg_mean_us", "fg_p99_us", "fb_bytes", "fb_fg_requests", "fb_fg_delayed"]
+# the foreground's writes (fbbench.fg_write_pct), after those; older runs lack them
+PHASE_WRITE_FIELDS = ["fgw_ios", "fgw_mean_us", "fgw_p99_us"]
 
 
 def label(method, sched):
@@ -106,16 +108,21 @@ class Bench:
                                    int(r[5]) if len(r) > 5 else 0))
             elif kind == "calib" and len(r) >= 5:
                 self.calib = {"max_iops": int(r[1]), "util_pct": int(r[2]),
-                              "mean_us": float(r[3]), "p99_us": float(r[4])}
+                              "mean_us": float(r[3]), "p99_us": float(r[4]),
+                              "w_mean_us": float(r[5]) if len(r) > 6 else 0.0,
+                              "w_p99_us": float(r[6]) if len(r) > 6 else 0.0}
             elif kind == "cap":
                 self.cap_kibs = int(r[1])
             elif kind == "skip":
                 self.skips.append(",".join(r[1:]))
             elif kind == "fbstats":
                 self.fbstats = kv(r[1:])
-            elif kind == "phase" and len(r) == len(PHASE_FIELDS) + 1:
-                p = dict(zip(PHASE_FIELDS, r[1:]))
-                for k in PHASE_FIELDS:
+            elif kind == "phase" and len(r) in (len(PHASE_FIELDS) + 1,
+                                                len(PHASE_FIELDS + PHASE_WRITE_FIELDS) + 1):
+                p = dict(zip(PHASE_FIELDS + PHASE_WRITE_FIELDS, r[1:]))
+                for k in PHASE_WRITE_FIELDS:
+                    p.setdefault(k, "0")
+                for k in PHASE_FIELDS + PHASE_WRITE_FIELDS:
                     if k not in ("method", "sched"):
                         p[k] = float(p[k])
                 p["level"] = int(p["level"])
@@ -133,6 +140,13 @@ class Bench:
                                   if base and p["fg_iops"] else None)
             p["p99_pct"] = pct(p["fg_p99_us"], base["fg_p99_us"]) if base else None
             p["mean_pct"] = pct(p["fg_mean_us"], base["fg_mean_us"]) if base else None
+            p["w_p99_pct"] = (pct(p["fgw_p99_us"], base["fgw_p99_us"])
+                              if base and p["fgw_ios"] else None)
+            p["w_mean_pct"] = (pct(p["fgw_mean_us"], base["fgw_mean_us"])
+                               if base and p["fgw_ios"] else None)
+            # the target is on both: the worse of the reads' and writes' p99
+            p["worst_p99_pct"] = max((x for x in (p["p99_pct"], p["w_p99_pct"])
+                                      if x is not None), default=None)
 
     def derive(self, p):
         max_kb = int(self.params.get("bg_block", "64KiB").replace("KiB", ""))
@@ -147,7 +161,7 @@ class Bench:
         # foreground alone) the fraction of time the disk is busy
         p["util_rticks_pct"] = 100.0 * p["d_rticks_ms"] / p["window_ms"] if w > 0 else None
         p["fg_iops_window"] = p["n_fg_window"] / w if w > 0 else None
-        p["fg_iops"] = (1000.0 * p["fg_ios"] / p["fg_runtime_ms"]
+        p["fg_iops"] = (1000.0 * (p["fg_ios"] + p["fgw_ios"]) / p["fg_runtime_ms"]
                         if p["fg_runtime_ms"] > 0 else None)
 
     def util(self, level, key="util_total_pct"):
@@ -163,6 +177,9 @@ class Bench:
               if rc == 0]
         return max(ok) if ok else (None, None)
 
+    def write_pct(self):
+        return int(self.params.get("fg_write_pct", "0"))
+
     def methods(self):
         have = {(m, s) for (_, m, s) in self.phases if m != "base"}
         return [x for x in ORDER if x in have] + sorted(have - set(ORDER))
@@ -174,7 +191,8 @@ def write_csv(path, b):
             "bg_mib_s", "fg_iops", "fg_mean_us", "fg_p99_us", "base_fg_iops",
             "base_fg_mean_us", "base_fg_p99_us", "fg_tput_loss_pct", "fg_mean_impact_pct",
             "fg_p99_impact_pct", "fg_util_base_rticks_pct", "fg_iops_window", "window_ms", "n_bg", "n_fg_window", "fb_bytes",
-            "fb_fg_requests", "fb_fg_delayed"]
+            "fb_fg_requests", "fb_fg_delayed", "fgw_mean_us", "fgw_p99_us",
+            "fgw_mean_impact_pct", "fgw_p99_impact_pct"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kind"] + cols)
@@ -190,7 +208,8 @@ def write_csv(path, b):
                         fmt(p["p99_pct"], 2), fmt(b.util(p["level"], "util_rticks_pct")),
                         fmt(p["fg_iops_window"]), int(p["window_ms"]), fmt(p["n_bg"]),
                         fmt(p["n_fg_window"]), int(p["fb_bytes"]), int(p["fb_fg_requests"]),
-                        int(p["fb_fg_delayed"])])
+                        int(p["fb_fg_delayed"]), fmt(p["fgw_mean_us"]), fmt(p["fgw_p99_us"]),
+                        fmt(p["w_mean_pct"], 2), fmt(p["w_p99_pct"], 2)])
         for rnd, byt, ms in b.seq:
             w.writerow(["seq", rnd, "dd-1M", "none", "", "", "", fmt(byt / 1048576.0 / (ms / 1000.0), 3)])
         for rnd, byt, ms, rc, bs in b.scrub:
@@ -208,9 +227,15 @@ def gnuplot(script):
     return r.returncode == 0
 
 
+def fg_words(b):
+    """what the foreground is, in words"""
+    w = b.write_pct()
+    return "random 4 KiB reads and writes (%d%% writes)" % w if w else "random 4 KiB reads"
+
+
 def short_model(b):
-    return "null\\\\_blk: one request at a time, %s us each, <= %s; fg 4 KiB random reads" % (
-        b.params.get("service_us", "?"), b.params.get("bg_block", "?"))
+    return "null\\\\_blk: one request at a time, %s us each, <= %s; fg %s" % (
+        b.params.get("service_us", "?"), b.params.get("bg_block", "?"), fg_words(b))
 
 
 def chart(b, png, kver):
@@ -293,11 +318,13 @@ def markdown(b, md, args, vm_s, png, csv_path):
     L.append("Device model: %s. Parameters: %s." % (
         b.model, ", ".join("%s=%s" % kv_ for kv_ in b.params.items())))
     if b.calib:
-        L.append("Foreground at 100%%: %d IOPS back to back (random 4 KiB, psync, O_DIRECT), "
-                 "disk utilization %d%% (io_ticks), mean %.0f us, p99 %.0f us; the levels are "
-                 "Poisson arrivals at that %% of it." % (
-                     b.calib["max_iops"], b.calib["util_pct"], b.calib["mean_us"],
-                     b.calib["p99_us"]))
+        L.append("Foreground at 100%%: %d IOPS back to back (%s, psync, O_DIRECT), "
+                 "disk utilization %d%% (io_ticks), reads' mean %.0f us, p99 %.0f us%s; the "
+                 "levels are Poisson arrivals at that %% of it." % (
+                     b.calib["max_iops"], fg_words(b), b.calib["util_pct"], b.calib["mean_us"],
+                     b.calib["p99_us"],
+                     ", writes' mean %.0f us, p99 %.0f us" % (
+                         b.calib["w_mean_us"], b.calib["w_p99_us"]) if b.write_pct() else ""))
     if b.cap_kibs:
         L.append("Rate-capped peer: %d KiB/s (%s%% of the sequential bandwidth)." % (
             b.cap_kibs, b.params.get("cap_pct", "?")))
@@ -314,7 +341,7 @@ def markdown(b, md, args, vm_s, png, csv_path):
     L.append("|---|---|---|---|")
     worst_t = max((b.phases[(l, "fb", "none")]["tput_loss_pct"] or 0, l) for l in fb_levels) \
         if fb_levels else None
-    worst_p = max((b.phases[(l, "fb", "none")]["p99_pct"] or 0, l) for l in fb_levels) \
+    worst_p = max((b.phases[(l, "fb", "none")]["worst_p99_pct"] or 0, l) for l in fb_levels) \
         if fb_levels else None
     if worst_t:
         n_ok = sum(1 for l in fb_levels
@@ -327,9 +354,10 @@ def markdown(b, md, args, vm_s, png, csv_path):
                      "yes" if n_ok == len(fb_levels) else "no"))
     if worst_p:
         n_ok = sum(1 for l in fb_levels
-                   if (b.phases[(l, "fb", "none")]["p99_pct"] or 0) < TARGET_IMPACT_PCT)
-        L.append("| fg p99 latency impact < 2%% at every level | worst %+.1f%% (at %d%%); "
+                   if (b.phases[(l, "fb", "none")]["worst_p99_pct"] or 0) < TARGET_IMPACT_PCT)
+        L.append("| fg p99 latency impact < 2%% at every level%s | worst %+.1f%% (at %d%%); "
                  "< 2%% at %d of %d levels | %s | %s |" % (
+                     " (reads and writes)" if b.write_pct() else "",
                      worst_p[0], worst_p[1], n_ok, len(fb_levels),
                      "%+.1f points" % (worst_p[0] - TARGET_IMPACT_PCT)
                      if worst_p[0] >= TARGET_IMPACT_PCT else "none",
@@ -403,7 +431,8 @@ def markdown(b, md, args, vm_s, png, csv_path):
     L.append("")
     L.append("fg util: the disk's busy time with the foreground alone (elevator none), "
              "from io_ticks and, in brackets, from the reads' summed time in flight (at "
-             "queue depth 1 the fraction of time the disk is busy).")
+             "queue depth 1 the fraction of time the disk is busy%s)." % (
+                 " with reads" if b.write_pct() else ""))
     L.append("")
     L.append("| fg load | fg util | fg IOPS | " + " | ".join(label(m, s) for m, s in methods) + " |")
     L.append("|---" * (3 + len(methods)) + "|")
@@ -422,8 +451,10 @@ def markdown(b, md, args, vm_s, png, csv_path):
     # --- foreground impact
     L.append("## Foreground impact: p99 latency / mean latency / throughput")
     L.append("")
-    L.append("Each cell: p99 change, mean change, throughput loss, in %, against the "
-             "foreground alone at the same load (same elevator for ionice; none otherwise).")
+    L.append("Each cell: p99 change, mean change, throughput loss, in %%, against the "
+             "foreground alone at the same load (same elevator for ionice; none otherwise)%s." %
+             ("; p99 and mean of the reads, the writes' in the freeblock detail below, "
+              "throughput of both" if b.write_pct() else ""))
     L.append("")
     L.append("| fg load | p99 alone, us | " + " | ".join(label(m, s) for m, s in methods) + " |")
     L.append("|---" * (2 + len(methods)) + "|")
@@ -447,19 +478,27 @@ def markdown(b, md, args, vm_s, png, csv_path):
     if fb_levels:
         L.append("## Freeblock detail")
         L.append("")
+        wr = b.write_pct() > 0
         L.append("| fg load | disk util with scrub | bg MiB/s | fg requests | delayed by a bg "
-                 "bio (fg_delayed) | p99 alone / with, us | mean alone / with, us |")
-        L.append("|---|---|---|---|---|---|---|")
+                 "bio (fg_delayed) | %sp99 alone / with, us | %smean alone / with, us |%s" % (
+                     "reads' " if wr else "", "reads' " if wr else "",
+                     " writes' p99 alone / with, us | writes' mean alone / with, us |"
+                     if wr else ""))
+        L.append("|---" * (9 if wr else 7) + "|")
         for level in [0] + fb_levels if (0, "fb", "none") in b.phases else fb_levels:
             p = b.phases[(level, "fb", "none")]
             base = p["base"] or {}
-            L.append("| %d%% | %s%% | %s | %d | %d (%s%%) | %s / %s | %s / %s |" % (
+            L.append("| %d%% | %s%% | %s | %d | %d (%s%%) | %s / %s | %s / %s |%s" % (
                 level, fmt(p["util_total_pct"], 0), fmt(p["bg_mib_s"], 2),
                 p["fb_fg_requests"], p["fb_fg_delayed"],
                 fmt(100.0 * p["fb_fg_delayed"] / p["fb_fg_requests"], 1)
                 if p["fb_fg_requests"] else "-",
                 fmt(base.get("fg_p99_us"), 0), fmt(p["fg_p99_us"], 0),
-                fmt(base.get("fg_mean_us"), 0), fmt(p["fg_mean_us"], 0)))
+                fmt(base.get("fg_mean_us"), 0), fmt(p["fg_mean_us"], 0),
+                " %s / %s | %s / %s |" % (
+                    fmt(base.get("fgw_p99_us"), 0), fmt(p["fgw_p99_us"], 0),
+                    fmt(base.get("fgw_mean_us"), 0), fmt(p["fgw_mean_us"], 0))
+                if wr else ""))
         if b.fbstats:
             L.append("")
             L.append("freeblock counters at the end: %s." % ", ".join(
@@ -468,8 +507,8 @@ def markdown(b, md, args, vm_s, png, csv_path):
 
     L.append("## Method")
     L.append("")
-    L.append("One boot (`bench/freeblock/fb-bench.sh`). The foreground is fio random 4 KiB "
-             "O_DIRECT reads, one at a time, Poisson arrivals at the level's rate (100%%: back "
+    L.append("One boot (`bench/freeblock/fb-bench.sh`). The foreground is fio %s, "
+             "O_DIRECT, one at a time, Poisson arrivals at the level's rate (100%%: back "
              "to back). Each phase runs the background method, starts fio for `runtime_s` and "
              "reads /sys/block/nullb0/stat over a window from `warm_s` to `runtime_s` after "
              "the start: every background request is %s and every foreground one 4 KiB, so "
@@ -481,7 +520,7 @@ def markdown(b, md, args, vm_s, png, csv_path):
              "The elevators get nr_requests=%s (the default with a depth-1 disk is 2). "
              "Seed (FAST'04): < 2%% foreground impact on disks, where freeblock scheduling "
              "also uses rotational gaps; freeblock.ko uses idle time only." % (
-                 b.params.get("bg_block", "?"),
+                 fg_words(b), b.params.get("bg_block", "?"),
                  re.search(r"\((\d+) MiB", b.model).group(1) if re.search(r"\((\d+) MiB", b.model) else "?",
                  b.params.get("bg_block", "?").replace("KiB", "k"),
                  b.params.get("nr_requests", "?")))

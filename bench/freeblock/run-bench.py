@@ -6,7 +6,12 @@ then the CSV, the markdown table and the chart (bench/freeblock/report.py).
 USAGE
     bench/freeblock/run-bench.py --kver KVER [--levels 0,10,...,100]
         [--methods base:none,fb:none,...] [--runtime 5] [--service-us 1000]
-        [--cap-pct 10] [--guest-idle poll|default] [--out docs] [--csv FILE]
+        [--cap-pct 10] [--fg-write-pct 0] [--guest-idle poll|default]
+        [--out docs] [--csv FILE]
+
+--fg-write-pct W makes W % of the foreground's random 4 KiB requests writes
+(fio rw=randrw, the same rates); its outputs get a "-wW" suffix
+(docs/freeblock-results-wW.md, ...), so they sit beside the read-only run.
 
 The guest script is an ad-hoc test of tests/vm/run.py (a path to a .sh):
 run.py ships it in the test's extra cpio with its vm-kmod and vm-bin (fio)
@@ -57,6 +62,8 @@ def main():
     ap.add_argument("--max-kb", type=int, default=64, help="largest request, KiB")
     ap.add_argument("--cap-pct", type=int, default=10,
                     help="rate-capped peer: %% of the sequential bandwidth")
+    ap.add_argument("--fg-write-pct", type=int, default=0,
+                    help="%% of the foreground's requests that are writes (0-90)")
     ap.add_argument("--guest-idle", choices=["poll", "default"], default="default",
                     help="guest idle loop (idle=poll: no late timer wake-ups on TCG)")
     ap.add_argument("--out", default=os.path.join(TOP, "docs"),
@@ -69,21 +76,26 @@ def main():
                r"^(base|again|fb|fbd1|ionice|ratecap):[a-z-]+"
                r"(,(base|again|fb|fbd1|ionice|ratecap):[a-z-]+)*$")
     if a.runtime < 2 or a.service_us < 10 or not 4 <= a.max_kb <= 1024 or \
-            not 1 <= a.cap_pct <= 100 or any(int(x) > 100 for x in a.levels.split(",")):
+            not 1 <= a.cap_pct <= 100 or any(int(x) > 100 for x in a.levels.split(",")) or \
+            not 0 <= a.fg_write_pct <= 90:
         ap.error("--runtime >= 2, --service-us >= 10, --max-kb 4..1024, "
-                 "--cap-pct 1..100, levels 0..100")
+                 "--cap-pct 1..100, --fg-write-pct 0..90, levels 0..100")
+    suffix = "-w%d" % a.fg_write_pct if a.fg_write_pct else ""
 
     append = ("fbbench.levels=%s fbbench.methods=%s fbbench.runtime=%d "
-              "fbbench.service_us=%d fbbench.max_kb=%d fbbench.cap_pct=%d" %
-              (a.levels, a.methods, a.runtime, a.service_us, a.max_kb, a.cap_pct))
+              "fbbench.service_us=%d fbbench.max_kb=%d fbbench.cap_pct=%d "
+              "fbbench.fg_write_pct=%d" %
+              (a.levels, a.methods, a.runtime, a.service_us, a.max_kb, a.cap_pct,
+               a.fg_write_pct))
     if a.guest_idle == "poll":
         append += " idle=poll"
     os.environ["MOBIO_VM_APPEND"] = (os.environ.get("MOBIO_VM_APPEND", "") + " " +
                                      append).strip()
     cmd = ("bench/freeblock/run-bench.py --kver %s --levels %s --methods %s "
-           "--runtime %d --service-us %d --max-kb %d --cap-pct %d --guest-idle %s" %
+           "--runtime %d --service-us %d --max-kb %d --cap-pct %d --fg-write-pct %d "
+           "--guest-idle %s" %
            (a.kver, a.levels, a.methods, a.runtime, a.service_us, a.max_kb, a.cap_pct,
-            a.guest_idle))
+            a.fg_write_pct, a.guest_idle))
     print("bench-freeblock: %s" % cmd, flush=True)
 
     spec = importlib.util.spec_from_file_location(
@@ -98,12 +110,12 @@ def main():
     print("bench-freeblock: VM done in %.0f s (rc %d; includes any wait for the VM "
           "lock); events in %s" % (vm_s, rc, os.path.relpath(events, TOP)), flush=True)
 
-    csv_path = a.csv or os.path.join(HERE, "results", "%s-%s.csv" %
-                                     (time.strftime("%Y%m%d"), a.kver))
+    csv_path = a.csv or os.path.join(HERE, "results", "%s-%s%s.csv" %
+                                     (time.strftime("%Y%m%d"), a.kver, suffix))
     rep = [sys.executable, os.path.join(HERE, "report.py"), "--events", events,
            "--kver", a.kver, "--cmd", cmd, "--csv", csv_path,
-           "--md", os.path.join(a.out, "freeblock-results.md"),
-           "--png", os.path.join(a.out, "freeblock-bench.png")]
+           "--md", os.path.join(a.out, "freeblock-results%s.md" % suffix),
+           "--png", os.path.join(a.out, "freeblock-bench%s.png" % suffix)]
     return max(rc, subprocess.call(rep))
 
 
