@@ -31,6 +31,7 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 #include "fb_internal.h"
+#include "fb_piece.h"
 
 /* --- Tunables ------------------------------------------------------------ */
 
@@ -505,33 +506,23 @@ static int fb_bio_add_buf(struct bio *bio, void *buf, u32 len)
 	return 0;
 }
 
-/**
- * fb_piece_bytes() - the largest piece of a block that one request holds
- * @bdev: the device
- * @blksize: the block size (a power of two)
- *
- * From the queue's limits: max_sectors; max_segments pages (a vmalloc
- * buffer is one segment per page, and a buffer not page aligned spans one
- * page more than its length), each at most max_segment_size; at most
- * BIO_MAX_VECS - 1 pages in one bio. Rounded down to a power of two, so
- * the pieces of a block stay aligned to it, and at least the logical
- * block size.
- *
- * Context: any.
- * Return: bytes per piece, a power of two dividing @blksize.
- */
-static u32 fb_piece_bytes(struct block_device *bdev, u32 blksize)
+/* fb_piece_bytes_of() (fb_piece.h) with @bdev's limits; @start in bytes */
+static u32 fb_piece_bytes(struct block_device *bdev, u32 blksize, u64 start)
 {
 	struct request_queue *q = bdev_get_queue(bdev);
-	u64 seg = min_t(u64, PAGE_SIZE, queue_max_segment_size(q));
-	u64 segs = max_t(unsigned int, queue_max_segments(q), 2) - 1;
-	u64 piece = blksize;
+	struct fb_piece_limits l = {
+		.max_bytes = (u64)queue_max_sectors(q) << SECTOR_SHIFT,
+		.max_segments = queue_max_segments(q),
+		.segment_bytes = queue_max_segment_size(q),
+		.page_bytes = PAGE_SIZE,
+		.max_vec_pages = BIO_MAX_VECS,
+		.chunk_bytes = (u64)q->limits.chunk_sectors << SECTOR_SHIFT,
+		.logical_block_bytes = bdev_logical_block_size(bdev),
+	};
 
-	piece = min_t(u64, piece, (u64)queue_max_sectors(q) << SECTOR_SHIFT);
-	piece = min_t(u64, piece, segs * seg);
-	piece = min_t(u64, piece, (u64)(BIO_MAX_VECS - 1) * PAGE_SIZE);
-	piece = max_t(u64, piece, bdev_logical_block_size(bdev));
-	return min_t(u64, rounddown_pow_of_two(piece), blksize);
+	return fb_piece_bytes_of(&l, blksize,
+				 ((u64)get_start_sect(bdev) << SECTOR_SHIFT) +
+				 start);
 }
 
 /*
@@ -540,7 +531,7 @@ static u32 fb_piece_bytes(struct block_device *bdev, u32 blksize)
  */
 static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
 {
-	u32 piece = fb_piece_bytes(t->bdev, t->blksize);
+	u32 piece = fb_piece_bytes(t->bdev, t->blksize, t->start);
 	unsigned int nr_pieces = t->blksize / piece, i;
 	u16 prio = t->promoted ? IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4) :
 				 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);

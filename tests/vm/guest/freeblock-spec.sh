@@ -11,13 +11,19 @@
 # fb_read_opts): every block delivered exactly once with the right data,
 # idle, beside a foreground parked in the middle of the range, away from
 # both ends and from where the previous task ended (the first blocks
-# issued are near it, where an ordinary task starts at block 0), under a back-to-back reader with a floor, as a write task, from
-# the kernel API, from fb-scrub --any-order and fb-backup --any-order.
+# issued are near it, where an ordinary task starts at block 0), under a
+# back-to-back reader with a floor, as a write task, from the kernel API,
+# from fb-scrub --any-order and fb-backup --any-order.
+# On a disk with chunk_sectors and a virtual boundary (null_blk zoned, every
+# zone conventional, virt_boundary=1) blocks of a zone each are read whole,
+# none split or seen as foreground.
 # vm-disk: data 32M
 # vm-bin: tools/fb-backup
+# vm-kmod: null_blk
 # vm-timeout: 360
 . /mobio/tests/lib.sh
 . /mobio/tests/freeblock-lib.sh
+. /mobio/tests/smartio-lib.sh
 
 dev=${DISK_data#/dev/}
 SEED=0x5eedf00d
@@ -236,6 +242,38 @@ out=$(fb-backup --any-order --quiet "$DISK_data" /tmp/img 2>/tmp/backup.err)
 check_eq fb_backup_any_order_exit_0 0 $?
 check_ok fb_backup_any_order_image_equal cmp "$DISK_data" /tmp/img
 rm -f /tmp/img
+
+# --- 4. a disk with chunk_sectors ----------------------------------------------
+# 1 MiB zones, all conventional: chunk_sectors = 2048, which the block layer
+# never lets a request cross; and a virtual boundary of a page (NVMe's), met
+# by a buffer split at page boundaries, one bio_vec per page. Pieces divide the chunk and the range's offset
+# (fb_piece.h; tests/unit/test_fb_piece.c checks the arithmetic, with
+# chunks smaller than a piece and misaligned partitions that no disk here
+# can have: a zoned disk has no partitions and null_blk's zones are >= 1 MiB,
+# larger than any piece). Here: the limits are read from this kernel's
+# queue, and 1 MiB blocks (FB_BLKSIZE_MAX), one zone each, are read whole,
+# none split, none seen as foreground.
+kmod_load null_blk nr_devices=0
+zdev=$(nullb_make nullbz size=16 memory_backed=1 zoned=1 zone_size=1 zone_nr_conv=16 virt_boundary=1)
+check_eq chunked_disk_made /dev/nullbz "$zdev"
+check_eq chunked_disk_chunk_sectors 2048 "$(cat /sys/block/nullbz/queue/chunk_sectors)"
+sched_set nullbz none
+check_ok chunked_fill_pattern fbtest fill /dev/nullbz $SEED4
+spec_dev=$dev
+dev=nullbz
+Q=/sys/block/$dev/queue
+check_eq chunked_disk_virt_boundary 4095 "$(cat $Q/virt_boundary_mask)"
+out=$(fbtest scrub /dev/nullbz --bs 65536 --len $M --seed $SEED4)
+once chunked_warmup 16 "$out"
+r0=$(fb_stat fg_requests)
+b0=$(fb_stat bg_bios)
+out=$(fbtest scrub /dev/nullbz --bs $M --slots 4 --start $M --len $((12 * M)) --seed $SEED4)
+once chunked_1m_blocks 12 "$out"
+log "chunked disk: max_sectors_kb=$(cat $Q/max_sectors_kb) max_segments=$(cat $Q/max_segments); 1 MiB blocks went as $(($(fb_stat bg_bios) - b0)) bios of $(piece $M) bytes"
+check_eq chunked_no_foreground_seen 0 $(($(fb_stat fg_requests) - r0))
+check_eq chunked_bios_fit_queue_limits $((12 * M / $(piece $M))) $(($(fb_stat bg_bios) - b0))
+dev=$spec_dev
+Q=/sys/block/$dev/queue
 
 check_eq spec_tasks_all_ended 0 "$(fb_stat tasks_active)"
 check_eq spec_nothing_in_flight 0 "$(fb_stat bg_inflight)"
