@@ -218,6 +218,12 @@ static DEFINE_MUTEX(fb_disks_lock);
 static DEFINE_XARRAY(fb_disk_xa);
 /* Tasks by id. */
 static DEFINE_XARRAY_ALLOC1(fb_tasks);
+/*
+ * Ids are handed out cyclically: a client that aborts or promotes by the id
+ * of a task that has just ended (qnvram, a userspace ring) must not reach a
+ * new task that got the same id; one is reused only after 2^31 others.
+ */
+static u32 fb_tasks_next;
 /* Set at rmmod: registration fails with -ENODEV. */
 static bool fb_exiting;
 
@@ -1035,8 +1041,9 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	if (t->floor_kbps)
 		t->floor_due_ns += fb_block_ns(blksize, t->floor_kbps);
 
-	ret = xa_alloc(&fb_tasks, &t->id, t, xa_limit_31b, GFP_KERNEL);
-	if (ret) {
+	ret = xa_alloc_cyclic(&fb_tasks, &t->id, t, xa_limit_31b,
+			      &fb_tasks_next, GFP_KERNEL);
+	if (ret < 0) {
 		fb_task_free(t);
 		return ret;
 	}

@@ -160,6 +160,18 @@ wait $hp 2>/dev/null
 sleep 1
 check_eq killed_owner_task_gone 0 "$(fb_stat tasks_active)"
 check_eq killed_owner_task_aborted $((a0 + 1)) "$(fb_stat aborts)"
+# the next task gets a new id, not the ended one's (an abort or promote by
+# the old id must not reach it)
+id1=$(sed -n 's/^registered id=\([0-9]*\).*/\1/p' /tmp/hold.out)
+fbtest hold "$DISK_data" >/tmp/hold.out &
+hp=$!
+sleep 1
+id2=$(sed -n 's/^registered id=\([0-9]*\).*/\1/p' /tmp/hold.out)
+check_eq next_task_new_id 1 "$([ -n "$id1" ] && [ -n "$id2" ] && [ "$id2" -gt "$id1" ] && echo 1 || echo "0 ($id1 then $id2)")"
+kill -9 $hp
+wait $hp 2>/dev/null
+sleep 1
+check_eq second_killed_owner_task_gone 0 "$(fb_stat tasks_active)"
 
 # --- malformed requests ---------------------------------------------------------
 echo hello >/tmp/regfile
