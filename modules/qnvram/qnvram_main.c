@@ -259,7 +259,8 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
  *	swapping it in as needed
  * @pool: the pool
  * @b: the file's binding; must be unbound
- * @req: request from userspace (untrusted); size and state are filled in
+ * @req: request from userspace (untrusted); size, state and flags
+ *	(QNVRAM_REQ_CREATED or 0) are filled in
  * @create: QNVRAM_IOC_ALLOC (true) or QNVRAM_IOC_RETRIEVE (false)
  *
  * Context: process, may sleep (flash I/O for swap-in or swap-out).
@@ -273,6 +274,7 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 		       struct qnvram_region_req *req, bool create)
 {
 	struct qnvram_region_entry *e;
+	bool created = false;
 	u32 uid, flags;
 	u64 offset;
 	int slot, ret;
@@ -304,6 +306,7 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 			ret = slot;
 			goto out_unlock;
 		}
+		created = true;
 	}
 
 	e = qnvram_entry(pool, slot);
@@ -328,6 +331,7 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 	b->length = le64_to_cpu(e->length);
 	req->size = b->length;
 	req->state = QNVRAM_STATE_RESIDENT;
+	req->flags = created ? QNVRAM_REQ_CREATED : 0;
 	ret = 0;
 	qnvram_bgswap_check(pool);
 out_unlock:

@@ -131,6 +131,7 @@ static int fake_close(int fd)
 static int fake_ioctl_locked(int f, unsigned long cmd,
 			     struct qnvram_region_req *req)
 {
+	bool created = false;
 	int r, i;
 
 	if (req->reserved[0] || req->reserved[1] ||
@@ -161,6 +162,7 @@ static int fake_ioctl_locked(int f, unsigned long cmd,
 				.size = (req->size + FAKE_PAGE - 1) &
 					~(FAKE_PAGE - 1),
 			};
+			created = true;
 		}
 		break;
 	case QNVRAM_IOC_RETRIEVE:
@@ -183,6 +185,7 @@ static int fake_ioctl_locked(int f, unsigned long cmd,
 	fake.regions[r].binds++;
 	req->size = fake.regions[r].size;
 	req->state = QNVRAM_STATE_RESIDENT;
+	req->flags = created ? QNVRAM_REQ_CREATED : 0;
 	return 0;
 }
 

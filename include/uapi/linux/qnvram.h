@@ -49,7 +49,9 @@ enum qnvram_region_state {
  * @magic: the app's name for the region, unique per uid
  * @size: bytes; in (ALLOC): requested length, rounded up to pages;
  *	out: the region's length
- * @flags: QNVRAM_REQ_* (in)
+ * @flags: in: QNVRAM_REQ_OPEN_EXISTING or 0; out: QNVRAM_REQ_CREATED when
+ *	this ALLOC created the region, 0 when it bound an existing one (and
+ *	for RETRIEVE)
  * @state: enum qnvram_region_state (out)
  * @reserved: must be zero
  */
@@ -68,6 +70,12 @@ struct qnvram_region_req {
  */
 #define QNVRAM_REQ_OPEN_EXISTING	(1U << 0)
 #define QNVRAM_REQ_ALL			(QNVRAM_REQ_OPEN_EXISTING)
+/*
+ * Out only: ALLOC created the region (all zero), rather than bind the one
+ * that exists. With QNVRAM_REQ_OPEN_EXISTING it tells a caller whether the
+ * bytes it finds are its own or a new region's; -EINVAL as input.
+ */
+#define QNVRAM_REQ_CREATED		(1U << 31)
 
 #define QNVRAM_IOC_TYPE	0xB7
 /*

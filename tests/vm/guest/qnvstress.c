@@ -169,8 +169,10 @@ static int qopen(int flags)
 }
 
 /* One region ioctl: 0 or -errno; *len = the region's length. */
-static int qreq(int fd, unsigned long cmd, uint32_t uid, uint32_t magic,
-		uint64_t size, uint32_t flags, uint64_t *len)
+/* One region ioctl; *@out_flags (if given) gets the flags it returned. */
+static int qreq_out(int fd, unsigned long cmd, uint32_t uid, uint32_t magic,
+		    uint64_t size, uint32_t flags, uint64_t *len,
+		    uint32_t *out_flags)
 {
 	struct qnvram_region_req r = {
 		.uid = uid, .magic = magic, .size = size, .flags = flags,
@@ -180,7 +182,15 @@ static int qreq(int fd, unsigned long cmd, uint32_t uid, uint32_t magic,
 		return -errno;
 	if (len)
 		*len = r.size;
+	if (out_flags)
+		*out_flags = r.flags;
 	return 0;
+}
+
+static int qreq(int fd, unsigned long cmd, uint32_t uid, uint32_t magic,
+		uint64_t size, uint32_t flags, uint64_t *len)
+{
+	return qreq_out(fd, cmd, uid, magic, size, flags, len, NULL);
 }
 
 /* Create, fill with @seed's bytes and unmap; 0 or -errno. */
@@ -358,16 +368,38 @@ static void unlock_region(int fd)
 static void *bind_and_check(struct stress *s, int fd, uint32_t uid,
 			    uint32_t magic, uint64_t *len, bool *created)
 {
+	uint32_t out = 0;
 	char why[160];
 	void *p;
 	int ret, c;
 
-	ret = qreq(fd, QNVRAM_IOC_ALLOC, uid, magic, size_of(magic), 0, len);
+	ret = qreq_out(fd, QNVRAM_IOC_ALLOC, uid, magic, size_of(magic), 0, len,
+		       &out);
+	if (!ret && out != QNVRAM_REQ_CREATED) {
+		sfail(s, "ALLOC of uid %u magic %#x returned flags %#x, not CREATED",
+		      uid, magic, out);
+		return NULL;
+	}
 	*created = !ret;
-	if (ret == -EEXIST)
-		ret = qreq(fd, (magic & 1) ? QNVRAM_IOC_RETRIEVE : QNVRAM_IOC_ALLOC,
-			   uid, magic, size_of(magic),
-			   (magic & 1) ? 0 : QNVRAM_REQ_OPEN_EXISTING, len);
+	if (ret == -EEXIST) {
+		ret = qreq_out(fd, (magic & 1) ? QNVRAM_IOC_RETRIEVE : QNVRAM_IOC_ALLOC,
+			       uid, magic, size_of(magic),
+			       (magic & 1) ? 0 : QNVRAM_REQ_OPEN_EXISTING, len, &out);
+		/*
+		 * ALLOC with OPEN_EXISTING creates the region when the netlink
+		 * free loop (which does not take our lock) freed it after the
+		 * EEXIST, and says so: a new region, all zero.
+		 */
+		if (!ret && out == QNVRAM_REQ_CREATED) {
+			s->ops[OP_RECREATED]++;
+			*created = true;
+		} else if (!ret && out) {
+			sfail(s, "%s of uid %u magic %#x returned flags %#x",
+			      (magic & 1) ? "RETRIEVE" : "ALLOC|OPEN_EXISTING",
+			      uid, magic, out);
+			return NULL;
+		}
+	}
 	/*
 	 * ENOENT: the netlink free loop (which does not take our lock) freed
 	 * it between the EEXIST and the retrieve.
@@ -391,16 +423,6 @@ static void *bind_and_check(struct stress *s, int fd, uint32_t uid,
 		return NULL;
 	}
 	c = check(p, *len, uid, magic, why, sizeof(why));
-	/*
-	 * ALLOC with OPEN_EXISTING creates the region when the netlink free
-	 * loop freed it after the EEXIST: a new region, all zero. Only the
-	 * odd magics (RETRIEVE, which never creates) can tell an existing
-	 * region that lost its bytes from that race.
-	 */
-	if (c == 1 && !*created && !(magic & 1)) {
-		s->ops[OP_RECREATED]++;
-		*created = true;
-	}
 	if (c < 0 || (c == 1) != *created) {
 		sfail(s, "%s region uid %u magic %#x: %s", *created ? "new" : "existing",
 		      uid, magic, c < 0 ? why : (c ? "all zero" : "not zero"));
@@ -794,7 +816,7 @@ static void lt_bad_requests(uint32_t uid, uint32_t other)
 	X(QNVRAM_IOC_ALLOC, uid, 1, QNVRAM_REGION_MAX_BYTES, 0, NULL, ENOSPC);
 	X(QNVRAM_IOC_ALLOC, 0xffffffff, 1, 4096, 0, NULL, EINVAL);
 	X(QNVRAM_IOC_ALLOC, uid, 1, 4096, 2, NULL, EINVAL);
-	X(QNVRAM_IOC_ALLOC, uid, 1, 4096, 0x80000000, NULL, EINVAL);
+	X(QNVRAM_IOC_ALLOC, uid, 1, 4096, QNVRAM_REQ_CREATED, NULL, EINVAL); /* out only */
 	X(QNVRAM_IOC_ALLOC, uid, 1, 4096, 0, res1, EINVAL);
 	X(QNVRAM_IOC_ALLOC, uid, 1, 4096, 0, res0, EINVAL);
 	X(QNVRAM_IOC_RETRIEVE, uid, 1, 0, QNVRAM_REQ_OPEN_EXISTING, NULL, EINVAL);
