@@ -67,6 +67,26 @@ module_param_cb(swap_free_low_pct, &qnvram_swap_free_low_pct_ops,
 		&qnvram_swap_free_low_pct, 0644);
 MODULE_PARM_DESC(swap_free_low_pct, "When free pool data bytes fall below this % of the data area, idle regions are swapped out in the background through freeblock (if loaded) until 5 points more are free (0: off; default 10; at most 90)");
 
+/* Largest ceiling: 4 GiB/s, beyond any flash this runs on. */
+#define QNVRAM_BGSWAP_CEILING_MAX_KBPS	(4U * 1024 * 1024)
+
+static unsigned int qnvram_swap_bg_ceiling_kbps;
+
+static int qnvram_swap_bg_ceiling_kbps_set(const char *val,
+					   const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, QNVRAM_BGSWAP_CEILING_MAX_KBPS);
+}
+
+static const struct kernel_param_ops qnvram_swap_bg_ceiling_kbps_ops = {
+	.set = qnvram_swap_bg_ceiling_kbps_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(swap_bg_ceiling_kbps, &qnvram_swap_bg_ceiling_kbps_ops,
+		&qnvram_swap_bg_ceiling_kbps, 0644);
+MODULE_PARM_DESC(swap_bg_ceiling_kbps, "Background swap-out writes each of its freeblock tasks at most this many KiB/s even on an idle disk, to spare flash bandwidth or power (0: no ceiling, the default; at most 4194304); a promoted swap-out keeps it");
+
 static u64 qnvram_bgswap_pct_bytes(struct qnvram_pool *pool, unsigned int pct)
 {
 	return div_u64((pool->bytes - QNVRAM_DATA_OFFSET) * pct, 100);
@@ -253,6 +273,9 @@ static int qnvram_bgswap_add(struct qnvram_pool *pool, int slot)
 static void qnvram_bgswap_register(struct qnvram_pool *pool)
 {
 	struct qnvram_bgswap *bg = &pool->bgswap;
+	struct fb_rate rate = {
+		.ceiling_kbps = READ_ONCE(qnvram_swap_bg_ceiling_kbps),
+	};
 	unsigned int i, j;
 	int id;
 
@@ -273,7 +296,8 @@ static void qnvram_bgswap_register(struct qnvram_pool *pool)
 						     t->piece.blksize,
 						     qnvram_bgswap_callback,
 						     qnvram_bgswap_getbuffer,
-						     t, NULL);
+						     t, rate.ceiling_kbps ?
+						     &rate : NULL);
 			if (id > 0) {
 				t->id = id;
 				continue;
