@@ -168,8 +168,10 @@ static int qopen(int flags)
 	return open(QNVRAM_DEV_PATH, flags | O_CLOEXEC);
 }
 
-/* One region ioctl: 0 or -errno; *len = the region's length. */
-/* One region ioctl; *@out_flags (if given) gets the flags it returned. */
+/*
+ * One region ioctl: 0 or -errno; *len = the region's length and *out_flags
+ * the flags it returned (QNVRAM_REQ_CREATED or 0), each if given.
+ */
 static int qreq_out(int fd, unsigned long cmd, uint32_t uid, uint32_t magic,
 		    uint64_t size, uint32_t flags, uint64_t *len,
 		    uint32_t *out_flags)
