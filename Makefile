@@ -18,7 +18,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
-.PHONY: all help deps modules lib tools unit checkpatch sparse check demo demo-qnvram install-check \
+.PHONY: all help deps modules lib tools unit checkpatch sparse check demo demo-qnvram install-check make-selftest \
 	install dkms-install dkms-build clean
 
 all: modules lib tools
@@ -32,13 +32,20 @@ help:
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
 	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
-	@echo "make unit | checkpatch | sparse | dkms-check | install-check   the parts of make check"
+	@echo "make unit | checkpatch | sparse | dkms-check | install-check | make-selftest   the parts of make check"
+	@echo "make make-selftest the Makefile on a fresh machine: no step of demo or check gets an empty kernel (dry run, seconds)"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
 	@echo "make bench-asap    ASAP app switches under memory pressure, every mode in one VM (bench-asap-quick: short)"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
 
+# KERNELS, KVER, BUILD_KVERS, VM_KVER, VM_KVERS, SQLBENCH_KVER... are computed
+# from the installed kernels when make starts, before deps can install them:
+# on a fresh machine they are empty in that make. So a target that depends on
+# deps does nothing else itself: each of its recipe lines is a fresh $(MAKE),
+# which computes them again (demo -> demo-nodeps). `make make-selftest` checks
+# it (tests/make/fresh-machine.sh).
 deps:
 	scripts/deps.sh
 
@@ -162,6 +169,7 @@ dkms-install:
 -include tests/vm/vm.mk
 
 check: deps
+	$(MAKE) make-selftest
 	$(MAKE) KVER=all modules lib tools
 	$(MAKE) unit
 	$(MAKE) install-check
@@ -169,6 +177,11 @@ check: deps
 	$(MAKE) sparse
 	$(MAKE) dkms-check
 	$(MAKE) vm-check
+
+# The Makefile itself, without building or booting anything: every target that
+# depends on deps, dry-run as on a machine that has never run the project.
+make-selftest:
+	tests/make/fresh-machine.sh
 
 # DKMS build (not load) for every supported kernel, in a scratch copy.
 dkms-check:

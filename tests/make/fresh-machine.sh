@@ -226,5 +226,19 @@ for t in $targets; do
 	esac
 done
 
+# A kernel given on the command line reaches the steps through the fresh make.
+d=$tmp/demo-kver
+log=$logdir/demo-KVER.log
+make_tree "$d"
+if fresh_make "$d" -n -f Makefile -f .fake/stub.mk demo KVER="$k61" >"$log" 2>&1; then
+	ok "make -n demo KVER=$k61 exits 0"
+else
+	fail "make -n demo KVER=$k61 exits $? (log: $log)"
+fi
+expect "demo KVER=$k61" "$log" \
+	"the report step gets --kver $k61|report\.py --kver $(q "$k61") --summary" \
+	"the benchmark gets KVER=$k61|^KVER=$(q "$k61") .*run-bench\.sh quick" \
+	"the ppcache demo boots $k61|run\.py test --kver $(q "$k61") .*ppcache-demo"
+
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -23,7 +23,7 @@ VM_GUEST_SRCS := $(wildcard tests/vm/guest/*.c)
 VM_GUEST_BINS := $(patsubst tests/vm/guest/%.c,build/user/guest/%,$(VM_GUEST_SRCS))
 VM_GUEST_CFLAGS ?= -O2 -g -Wall -Wextra
 
-.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe
+.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe demo-nodeps
 
 build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*.h include/uapi/*.h)
 	@mkdir -p $(@D)
@@ -64,7 +64,12 @@ vm-bootprobe:
 # form on the flash-like model, then an app's ppcache database through kills,
 # a warm reboot and a power cut (tests/vm/guest/ppcache-demo.sh), then the
 # speedup table again. `make demo-qnvram`: qNVRAM alone (raw app state).
+# demo-nodeps is the same without deps: a fresh make after deps, so VM_KVER is
+# computed once the kernels are installed (see deps: in the Makefile).
 demo: deps
+	@$(MAKE) --no-print-directory demo-nodeps
+
+demo-nodeps:
 	@$(MAKE) --no-print-directory bench-sqlite-quick
 	@$(MAKE) --no-print-directory vm-test T=ppcache-demo VM_BUILD=0
 	@echo
