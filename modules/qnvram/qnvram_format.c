@@ -365,14 +365,18 @@ void qnvram_img_seal(struct qnvram_img_header *hdr)
  *
  * Only the header: the caller checks the metadata copy against
  * @hdr->meta_crc with qnvram_meta_validate() and each region's data_crc.
+ * A stale marker (qnvram_img_mark_stale()) is checked like an image.
  *
- * Return: 0; -EBADMSG for no image or a torn one; -EINVAL for an image of
- * a pool of another size.
+ * Return: 0; -EBADMSG for no image or a torn one; -EINVAL for an image (or
+ * marker) of a pool of another size; -ESTALE for a sound stale marker: the
+ * image it was is not the pool's state any more.
  */
 int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
 			const char **why)
 {
-	if (le64_to_cpu(hdr->magic) != QNVRAM_IMG_MAGIC) {
+	u64 magic = le64_to_cpu(hdr->magic);
+
+	if (magic != QNVRAM_IMG_MAGIC && magic != QNVRAM_IMG_STALE_MAGIC) {
 		*why = "no image magic";
 		return -EBADMSG;
 	}
@@ -393,8 +397,33 @@ int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
 		*why = "image header fields out of range";
 		return -EINVAL;
 	}
+	if (magic == QNVRAM_IMG_STALE_MAGIC) {
+		*why = "stale: the pool changed after this image";
+		return -ESTALE;
+	}
 	*why = "ok";
 	return 0;
+}
+
+/*
+ * The slot among @h[0..1] with the highest sequence number whose header is
+ * a sound image (@images) or a sound stale marker (@markers), or -1; slot 0
+ * on a tie.
+ */
+static int qnvram_img_highest(const struct qnvram_img_header *const h[2],
+			      u64 pool_bytes, bool images, bool markers)
+{
+	const char *why;
+	int i, ret, best = -1;
+
+	for (i = 0; i < QNVRAM_NR_IMG_SLOTS; i++) {
+		ret = qnvram_img_validate(h[i], pool_bytes, &why);
+		if (!((!ret && images) || (ret == -ESTALE && markers)))
+			continue;
+		if (best < 0 || le64_to_cpu(h[i]->seq) > le64_to_cpu(h[best]->seq))
+			best = i;
+	}
+	return best;
 }
 
 /**
@@ -403,21 +432,73 @@ int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
  * @slot1: header of image slot 1 (untrusted)
  * @pool_bytes: the pool's size, bytes
  *
- * Return: 0 or 1, the valid slot with the higher sequence number; -ENOENT
- * if neither holds a valid image.
+ * Return: 0 or 1, the valid slot with the higher sequence number (slot 0
+ * on a tie), provided no stale marker has the same or a higher one;
+ * -ESTALE if a stale marker supersedes every valid image (the pool
+ * changed after the newest one); -ENOENT if neither slot holds an image
+ * or a marker.
  */
 int qnvram_img_pick(const struct qnvram_img_header *slot0,
 		    const struct qnvram_img_header *slot1, u64 pool_bytes)
 {
-	const char *why;
-	bool ok0 = !qnvram_img_validate(slot0, pool_bytes, &why);
-	bool ok1 = !qnvram_img_validate(slot1, pool_bytes, &why);
+	const struct qnvram_img_header *const h[2] = { slot0, slot1 };
+	int img = qnvram_img_highest(h, pool_bytes, true, false);
+	int stale = qnvram_img_highest(h, pool_bytes, false, true);
 
-	if (ok0 && ok1)
-		return le64_to_cpu(slot1->seq) > le64_to_cpu(slot0->seq);
-	if (ok0)
-		return 0;
-	if (ok1)
-		return 1;
-	return -ENOENT;
+	if (img >= 0 &&
+	    (stale < 0 || le64_to_cpu(h[img]->seq) > le64_to_cpu(h[stale]->seq)))
+		return img;
+	return stale >= 0 ? -ESTALE : -ENOENT;
+}
+
+/**
+ * qnvram_img_mark_stale() - turn an image header into its stale marker
+ * @hdr: a sealed image header; sealed again as the marker
+ *
+ * Every field stays as it was (the marker names the flush it supersedes);
+ * only the magic changes, so the header no longer validates as an image.
+ */
+void qnvram_img_mark_stale(struct qnvram_img_header *hdr)
+{
+	hdr->magic = cpu_to_le64(QNVRAM_IMG_STALE_MAGIC);
+	qnvram_img_seal(hdr);
+}
+
+/**
+ * qnvram_img_newest() - the slot whose header was written last
+ * @slot0: header of image slot 0 (untrusted)
+ * @slot1: header of image slot 1 (untrusted)
+ * @pool_bytes: the pool's size, bytes
+ *
+ * Images and stale markers count alike: the next image must be numbered
+ * above both, and written into the other slot.
+ *
+ * Return: 0 or 1, the slot with the higher sequence number among sound
+ * images and markers (slot 0 on a tie); -ENOENT if neither holds one.
+ */
+int qnvram_img_newest(const struct qnvram_img_header *slot0,
+		      const struct qnvram_img_header *slot1, u64 pool_bytes)
+{
+	const struct qnvram_img_header *const h[2] = { slot0, slot1 };
+	int slot = qnvram_img_highest(h, pool_bytes, true, true);
+
+	return slot >= 0 ? slot : -ENOENT;
+}
+
+/**
+ * qnvram_img_stale_seq() - the newest flush that a stale marker supersedes
+ * @slot0: header of image slot 0 (untrusted)
+ * @slot1: header of image slot 1 (untrusted)
+ * @pool_bytes: the pool's size, bytes
+ *
+ * Return: the highest sequence number of a sound stale marker, 0 if
+ * neither slot holds one.
+ */
+u64 qnvram_img_stale_seq(const struct qnvram_img_header *slot0,
+			 const struct qnvram_img_header *slot1, u64 pool_bytes)
+{
+	const struct qnvram_img_header *const h[2] = { slot0, slot1 };
+	int stale = qnvram_img_highest(h, pool_bytes, false, true);
+
+	return stale >= 0 ? le64_to_cpu(h[stale]->seq) : 0;
 }

@@ -27,6 +27,12 @@
  * older image slot: region data (checksummed as it is copied), then the
  * metadata, then the header; each header names its metadata checksum, so a
  * torn flush leaves the previous image current.
+ *
+ * An image is restorable only while the pool is still what it holds: before
+ * the pool first changes after it, its header block is overwritten with a
+ * *stale marker* (the same header under QNVRAM_IMG_STALE_MAGIC). A marker
+ * of flush N supersedes every image numbered N or lower, so neither that
+ * image nor the older one in the other slot is restored.
  */
 #ifndef _QNVRAM_FORMAT_H
 #define _QNVRAM_FORMAT_H
@@ -48,6 +54,7 @@
 
 #define QNVRAM_META_MAGIC	0x314154454d564e51ULL	/* "QNVMETA1" */
 #define QNVRAM_IMG_MAGIC	0x31474d494d564e51ULL	/* "QNVMIMG1" */
+#define QNVRAM_IMG_STALE_MAGIC	0x314c415453564e51ULL	/* "QNVSTAL1" */
 
 /* Region offsets and lengths are multiples of this many bytes. */
 #define QNVRAM_GRANULE		4096ULL
@@ -127,7 +134,8 @@ struct qnvram_meta {
  * struct qnvram_img_header - first block of an image slot on the backing
  *	device; the slot's metadata copy follows at QNVRAM_IMG_HDR_BYTES and
  *	the data area at QNVRAM_IMG_HDR_BYTES + QNVRAM_DATA_OFFSET
- * @magic: QNVRAM_IMG_MAGIC
+ * @magic: QNVRAM_IMG_MAGIC; QNVRAM_IMG_STALE_MAGIC once the pool changed
+ *	after the image (a stale marker: every other field as it was)
  * @version: QNVRAM_FORMAT_VERSION
  * @nr_regions: resident regions whose data the image holds
  * @pool_bytes: size of the pool the image was taken from
@@ -183,6 +191,11 @@ int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
 			const char **why);
 int qnvram_img_pick(const struct qnvram_img_header *slot0,
 		    const struct qnvram_img_header *slot1, u64 pool_bytes);
+void qnvram_img_mark_stale(struct qnvram_img_header *hdr);
+int qnvram_img_newest(const struct qnvram_img_header *slot0,
+		      const struct qnvram_img_header *slot1, u64 pool_bytes);
+u64 qnvram_img_stale_seq(const struct qnvram_img_header *slot0,
+			 const struct qnvram_img_header *slot1, u64 pool_bytes);
 
 /* Bytes of one image slot on the backing device for a pool of @pool_bytes. */
 static inline u64 qnvram_img_slot_bytes(u64 pool_bytes)

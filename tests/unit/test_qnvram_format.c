@@ -3,11 +3,12 @@
  * Unit tests of the qNVRAM on-media format (modules/qnvram/qnvram_format.c):
  * the A/B metadata slots (seal, validate, pick), the region table (find,
  * free slot, first-fit gap search, free space and fragmentation), the A/B
- * flash image headers and their geometry.
+ * flash image headers and their geometry, and the stale markers that
+ * retire an image once the pool changed after it.
  *
  * The on-media magics are written here from their byte strings ("QNVMETA1",
- * "QNVMIMG1"), not from the header's macros, so the tests also pin the bytes
- * that land on the media.
+ * "QNVMIMG1", "QNVSTAL1"), not from the header's macros, so the tests also
+ * pin the bytes that land on the media.
  *
  * The randomized tests print their seed; QNVRAM_TEST_SEED=<n> replays one.
  */
@@ -27,6 +28,7 @@
 #define POOL		(DOFF + 256 * GRAN)
 #define META_MAGIC_BYTES "QNVMETA1"
 #define IMG_MAGIC_BYTES	"QNVMIMG1"
+#define STALE_MAGIC_BYTES "QNVSTAL1"
 #define RES		false		/* find_gap/space: the pool's data area */
 #define SWP		true		/* find_gap/space: the swap area */
 
@@ -41,6 +43,7 @@ static const char *errname(long long v)
 	case -EINVAL:	return "-EINVAL";
 	case -ENOSPC:	return "-ENOSPC";
 	case -ENOENT:	return "-ENOENT";
+	case -ESTALE:	return "-ESTALE";
 	default:	return "?";
 	}
 }
@@ -243,6 +246,15 @@ static void img_make(struct qnvram_img_header *h, u64 pool, u64 seq,
 	h->pool_bytes = cpu_to_le64(pool);
 	h->seq = cpu_to_le64(seq);
 	h->meta_crc = cpu_to_le32(0xC0FFEE11);
+	qnvram_img_seal(h);
+}
+
+/* A stale marker of flush @seq: an image header under the stale magic. */
+static void stale_make(struct qnvram_img_header *h, u64 pool, u64 seq,
+		       u32 nr_regions)
+{
+	img_make(h, pool, seq, nr_regions);
+	memcpy(&h->magic, STALE_MAGIC_BYTES, 8);
 	qnvram_img_seal(h);
 }
 
@@ -1881,6 +1893,215 @@ static void img_validate_survives_100000_random_headers(void **state)
 	EXPECT_TRUE(valid > 5000, "the fuzz must reach valid headers");
 }
 
+/* ==== stale markers: an image the pool changed after is never restored ==== */
+
+static void stale_marker_keeps_every_field_but_the_magic(void **state)
+{
+	struct qnvram_img_header img, mark, copy;
+	const char *why = NULL;
+
+	(void)state;
+	img_make(&img, POOL, 42, 7);
+	mark = img;
+	qnvram_img_mark_stale(&mark);
+	EXPECT_TRUE(!memcmp(&mark, STALE_MAGIC_BYTES, 8), "marker magic bytes on flash");
+	EXPECT_U64(mark.version, img.version, "");
+	EXPECT_U64(mark.nr_regions, img.nr_regions, "");
+	EXPECT_U64(mark.pool_bytes, img.pool_bytes, "");
+	EXPECT_U64(le64_to_cpu(mark.seq), 42, "the marker names the flush it supersedes");
+	EXPECT_U64(mark.meta_crc, img.meta_crc, "");
+	copy = mark;
+	copy.crc = 0;
+	EXPECT_U64(le32_to_cpu(mark.crc), ref_crc32(&copy, sizeof(copy)),
+		   "the marker is sealed like a header");
+	EXPECT_INT(qnvram_img_validate(&mark, POOL, &why), -ESTALE,
+		   "why \"%s\"", why);
+	EXPECT_WHY(why, "stale", "");
+	stale_make(&copy, POOL, 42, 7);
+	EXPECT_TRUE(!memcmp(&copy, &mark, sizeof(mark)),
+		    "mark_stale of image 42 is the marker built from its bytes");
+	/* An unsealed marker is a torn write, not a marker. */
+	mark.crc ^= cpu_to_le32(1);
+	EXPECT_INT(qnvram_img_validate(&mark, POOL, &why), -EBADMSG, "torn marker");
+}
+
+static void stale_marker_is_checked_like_an_image(void **state)
+{
+	struct qnvram_img_header h;
+	unsigned char *b = (unsigned char *)&h;
+	const char *why;
+	size_t i;
+	int bit;
+
+	(void)state;
+	stale_make(&h, POOL, 77, QNVRAM_MAX_REGIONS);
+	for (i = 0; i < sizeof(h); i++) {
+		for (bit = 0; bit < 8; bit++) {
+			b[i] ^= 1u << bit;
+			EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EBADMSG,
+				   "bit %d of byte %zu flipped; why \"%s\"",
+				   bit, i, why);
+			b[i] ^= 1u << bit;
+		}
+	}
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -ESTALE, "restored");
+	stale_make(&h, POOL + GRAN, 5, 1);
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EINVAL,
+		   "marker of another pool size is foreign, like its image");
+	EXPECT_WHY(why, "size", "");
+	stale_make(&h, POOL, 0, 1);
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EINVAL, "marker seq 0");
+	stale_make(&h, POOL, 5, QNVRAM_MAX_REGIONS + 1);
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EINVAL, "marker of 257 regions");
+}
+
+static void img_pick_never_restores_an_image_a_marker_supersedes(void **state)
+{
+	struct qnvram_img_header a, b, blank;
+
+	(void)state;
+	memset(&blank, 0, sizeof(blank));
+	/* Image 6 retired in slot 1; slot 0 holds image 5, as old. */
+	img_make(&a, POOL, 5, 1);
+	stale_make(&b, POOL, 6, 1);
+	EXPECT_INT(qnvram_img_pick(&a, &b, POOL), -ESTALE, "image 5, marker 6");
+	EXPECT_INT(qnvram_img_pick(&b, &a, POOL), -ESTALE, "marker 6, image 5");
+	/* The older image is superseded by a marker of its own number too. */
+	img_make(&a, POOL, 6, 1);
+	EXPECT_INT(qnvram_img_pick(&a, &b, POOL), -ESTALE, "image 6, marker 6");
+	EXPECT_INT(qnvram_img_pick(&b, &a, POOL), -ESTALE, "marker 6, image 6");
+	/* Only a marker. */
+	EXPECT_INT(qnvram_img_pick(&blank, &b, POOL), -ESTALE, "blank, marker 6");
+	EXPECT_INT(qnvram_img_pick(&b, &blank, POOL), -ESTALE, "marker 6, blank");
+	/* A flush after the marker is current again. */
+	img_make(&a, POOL, 7, 1);
+	EXPECT_INT(qnvram_img_pick(&a, &b, POOL), 0, "image 7, marker 6");
+	EXPECT_INT(qnvram_img_pick(&b, &a, POOL), 1, "marker 6, image 7");
+	/* Both retired. */
+	stale_make(&a, POOL, 7, 1);
+	EXPECT_INT(qnvram_img_pick(&a, &b, POOL), -ESTALE, "markers 7 and 6");
+	/* A torn marker write hides nothing older that is still current. */
+	img_make(&a, POOL, 5, 1);
+	stale_make(&b, POOL, 6, 1);
+	b.seq ^= cpu_to_le64(1);
+	EXPECT_INT(qnvram_img_pick(&a, &b, POOL), 0, "image 5, torn marker");
+	/* Markers of another pool size do not supersede this pool's image. */
+	stale_make(&b, POOL + GRAN, 6, 1);
+	EXPECT_INT(qnvram_img_pick(&a, &b, POOL), 0, "image 5, foreign marker 6");
+	EXPECT_INT(qnvram_img_pick(&blank, &b, POOL), -ENOENT, "blank, foreign marker");
+}
+
+static void img_newest_and_stale_seq_count_markers(void **state)
+{
+	struct qnvram_img_header a, b, blank;
+
+	(void)state;
+	memset(&blank, 0, sizeof(blank));
+	EXPECT_INT(qnvram_img_newest(&blank, &blank, POOL), -ENOENT, "blank");
+	EXPECT_U64(qnvram_img_stale_seq(&blank, &blank, POOL), 0, "blank");
+	img_make(&a, POOL, 5, 1);
+	stale_make(&b, POOL, 6, 1);
+	EXPECT_INT(qnvram_img_newest(&a, &b, POOL), 1, "image 5, marker 6");
+	EXPECT_INT(qnvram_img_newest(&b, &a, POOL), 0, "marker 6, image 5");
+	EXPECT_U64(qnvram_img_stale_seq(&a, &b, POOL), 6, "");
+	img_make(&a, POOL, 7, 1);
+	EXPECT_INT(qnvram_img_newest(&a, &b, POOL), 0, "image 7, marker 6");
+	EXPECT_U64(qnvram_img_stale_seq(&a, &b, POOL), 6, "");
+	stale_make(&a, POOL, 7, 1);
+	EXPECT_INT(qnvram_img_newest(&a, &b, POOL), 0, "markers 7 and 6");
+	EXPECT_U64(qnvram_img_stale_seq(&a, &b, POOL), 7, "");
+	EXPECT_INT(qnvram_img_newest(&blank, &b, POOL), 1, "blank, marker 6");
+	img_make(&a, POOL, 8, 1);
+	a.crc ^= cpu_to_le32(1);
+	EXPECT_INT(qnvram_img_newest(&a, &b, POOL), 1, "torn image 8, marker 6");
+	img_make(&a, POOL, 5, 1);
+	EXPECT_U64(qnvram_img_stale_seq(&a, &blank, POOL), 0, "no marker");
+}
+
+/*
+ * Random pairs of images, markers and damaged headers against a model:
+ * pick restores the highest image only if no marker has the same or a
+ * higher number; newest is the highest sound header of either kind.
+ */
+static void img_pick_matches_model_over_100000_random_pairs(void **state)
+{
+	struct qnvram_img_header h[2];
+	long iter, picked = 0, stale = 0, none = 0;
+	int kind[2], k;
+
+	(void)state;
+	rng_seed_for(__func__);
+	for (iter = 0; iter < 100000; iter++) {
+		int want_pick, want_newest, img = -1, mark = -1, any = -1;
+		u64 want_stale = 0;
+
+		for (k = 0; k < 2; k++) {
+			u64 seq = 1 + rng_below(8);
+
+			kind[k] = (int)rng_below(5);
+			switch (kind[k]) {
+			case 0:		/* blank or erased flash */
+				memset(&h[k], rng_below(2) ? 0xFF : 0, sizeof(h[k]));
+				break;
+			case 1:		/* an image */
+				img_make(&h[k], POOL, seq, (u32)rng_below(4));
+				break;
+			case 2:		/* a marker */
+				stale_make(&h[k], POOL, seq, (u32)rng_below(4));
+				break;
+			case 3:		/* either, torn */
+				if (rng_below(2))
+					img_make(&h[k], POOL, seq, 1);
+				else
+					stale_make(&h[k], POOL, seq, 1);
+				((unsigned char *)&h[k])[rng_below(sizeof(h[k]))] ^=
+					(unsigned char)(1u << rng_below(8));
+				break;
+			default:	/* either, of another pool */
+				if (rng_below(2))
+					img_make(&h[k], 2 * POOL, seq, 1);
+				else
+					stale_make(&h[k], 2 * POOL, seq, 1);
+				break;
+			}
+		}
+		for (k = 0; k < 2; k++) {
+			u64 seq = le64_to_cpu(h[k].seq);
+
+			if (kind[k] == 1 && (img < 0 || seq > le64_to_cpu(h[img].seq)))
+				img = k;
+			if (kind[k] == 2 && (mark < 0 || seq > le64_to_cpu(h[mark].seq)))
+				mark = k;
+			if ((kind[k] == 1 || kind[k] == 2) &&
+			    (any < 0 || seq > le64_to_cpu(h[any].seq)))
+				any = k;
+		}
+		if (mark >= 0)
+			want_stale = le64_to_cpu(h[mark].seq);
+		if (img >= 0 && le64_to_cpu(h[img].seq) > want_stale)
+			want_pick = img;
+		else
+			want_pick = mark >= 0 ? -ESTALE : -ENOENT;
+		want_newest = any >= 0 ? any : -ENOENT;
+		EXPECT_INT(qnvram_img_pick(&h[0], &h[1], POOL), want_pick,
+			   "iteration %ld, kinds %d %d, seqs %llu %llu", iter,
+			   kind[0], kind[1],
+			   (unsigned long long)le64_to_cpu(h[0].seq),
+			   (unsigned long long)le64_to_cpu(h[1].seq));
+		EXPECT_INT(qnvram_img_newest(&h[0], &h[1], POOL), want_newest,
+			   "iteration %ld, kinds %d %d", iter, kind[0], kind[1]);
+		EXPECT_U64(qnvram_img_stale_seq(&h[0], &h[1], POOL), want_stale,
+			   "iteration %ld, kinds %d %d", iter, kind[0], kind[1]);
+		picked += want_pick >= 0;
+		stale += want_pick == -ESTALE;
+		none += want_pick == -ENOENT;
+	}
+	print_message("%s: %ld picked, %ld stale, %ld none\n", __func__,
+		      picked, stale, none);
+	EXPECT_TRUE(picked > 10000 && stale > 10000 && none > 5000,
+		    "the fuzz must reach every verdict");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1937,6 +2158,11 @@ int main(void)
 		cmocka_unit_test(img_slot_and_swap_geometry),
 		cmocka_unit_test(validate_survives_100000_random_and_near_valid_tables),
 		cmocka_unit_test(img_validate_survives_100000_random_headers),
+		cmocka_unit_test(stale_marker_keeps_every_field_but_the_magic),
+		cmocka_unit_test(stale_marker_is_checked_like_an_image),
+		cmocka_unit_test(img_pick_never_restores_an_image_a_marker_supersedes),
+		cmocka_unit_test(img_newest_and_stale_seq_count_markers),
+		cmocka_unit_test(img_pick_matches_model_over_100000_random_pairs),
 	};
 
 	return cmocka_run_group_tests_name("qnvram_format", tests, NULL, NULL);
