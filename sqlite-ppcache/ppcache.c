@@ -2,18 +2,18 @@
 /*
 ** ppcache: a persistent page cache for SQLite in qNVRAM, with LazyFlush.
 **
-** This file implements a VFS shim named "ppcache" over the "unix" VFS. Each
-** main database gets a region of qNVRAM (see libqnvram/qnvram.h): reserved
-** DRAM that survives an app kill and a warm reboot and that the kernel
-** writes to flash when the power key is held. Pages written by a
-** transaction are kept in the region as PENDING; at the commit point they
-** become COMMITTED in one atomic step (a checksummed commit record and a
-** persist barrier). Committed pages reach the database file only when more
-** than "threshold" of them are dirty: then LazyFlush writes them in place
-** and calls fdatasync() once. A commit therefore writes no journal and
-** calls no fsync. The idea and the numbers are from Luo et al., "qNVRAM:
-** quasi Non-Volatile RAM for Low Overhead Persistency Enforcement in
-** Smartphones" (HotStorage'14), "pPCache" and "LazyFlush".
+** This file implements a VFS shim named "ppcache" over a lower VFS ("unix"
+** unless told otherwise). Each database file gets a region of qNVRAM (see
+** libqnvram/qnvram.h): reserved DRAM that survives an app kill and a warm
+** reboot and that the kernel writes to flash when the power key is held.
+** Pages written by a transaction are kept in the region as PENDING; at the
+** commit point they become COMMITTED in one atomic step (a checksummed
+** commit record and a persist barrier). Committed pages reach the database
+** file only when more than "threshold" of them are dirty: then LazyFlush
+** writes them in place and syncs once. A commit therefore writes no journal
+** and calls no fsync. The idea and the numbers are from Luo et al.,
+** "qNVRAM: quasi Non-Volatile RAM for Low Overhead Persistency Enforcement
+** in Smartphones" (HotStorage'14), "pPCache" and "LazyFlush".
 **
 ** COMPILING
 **
@@ -49,10 +49,9 @@
 **                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 **                       SQLITE_OPEN_URI, NULL);
 **
-**   With the loadable build, sqlite3_load_extension(db, "libppcache", 0, 0)
-**   on any connection registers the VFS for the whole process (the
-**   extension stays loaded); open the databases after that. Any language
-**   binding reaches it through the URI: "file:app.db?vfs=ppcache".
+**   sqlite3_ppcache_register_over(name, make_default) puts the shim over
+**   another lower VFS (SQLite's test VFSes, say); its name is then
+**   "ppcache-<name>".
 **
 ** USING
 **
@@ -63,91 +62,72 @@
 **                   0 flushes at every commit (plain pPCache); -1 never
 **                   flushes except when the region is full (and at close).
 **     writethrough=1  a flush writes the pages into the file but does not
-**                   fdatasync; the written slots stay (committed, so a
-**                   crash still replays them) until one fdatasync frees
-**                   them: when they fill half the region, when room is
-**                   needed, at PRAGMA ppcache_flush and at the last close.
-**                   With threshold=0 this is the paper's plain pPCache
-**                   (every commit's pages reach the file, no fsync on the
-**                   commit path). Default 0: every flush syncs.
+**                   sync; the written slots stay (committed, so a crash
+**                   still replays them) until one sync frees them: when
+**                   they fill half the region, when room is needed, at
+**                   PRAGMA ppcache_flush and at the last close. Default 0.
 **     max_pages=N   the region's cap, page slots (default 8192). The region
 **                   starts at 256 slots and doubles while a transaction
 **                   fills it with pending pages; a transaction that needs
 **                   more than N pages fails with SQLITE_FULL.
 **     fallback=wal  where no region can be had (no /dev/qnvram, no room,
-**                   over quota), open the database through the plain unix
-**                   VFS instead and switch the connection to
-**                   journal_mode=WAL. Without it such an open fails with
-**                   SQLITE_CANTOPEN and sqlite3_log() says why.
+**                   over quota), open the database through the lower VFS
+**                   instead and switch the connection to journal_mode=WAL.
+**                   Without it such an open fails with SQLITE_CANTOPEN,
+**                   leaves no file behind, and sqlite3_log() says why.
 **
 **   Pragmas (through SQLITE_FCNTL_PRAGMA, on a ppcache database):
 **
-**     PRAGMA ppcache_threshold;        the connection's threshold
-**     PRAGMA ppcache_threshold=N;      set it
+**     PRAGMA ppcache_threshold[=N];    the connection's threshold
 **     PRAGMA ppcache_writethrough[=0|1];  the connection's writethrough
-**     PRAGMA ppcache_stats;            one line: "commits N pages_written N
-**                                      pages_flushed N flushes N
-**                                      fsyncs_saved N recoveries N
-**                                      region_bytes N ..." (see
-**                                      ppc_stats_text())
+**     PRAGMA ppcache_stats;            one line of counters (ppc_stats_text)
 **     PRAGMA ppcache_flush;            write every committed page now
 **
-**   journal_mode: DELETE, TRUNCATE, PERSIST, MEMORY and OFF all work and
-**   all commit through the region; the rollback journal lives in memory.
-**   WAL is not offered: "PRAGMA journal_mode=WAL" leaves the connection in
-**   its rollback mode (the VFS has no shared-memory methods).
+**   journal_mode: DELETE, TRUNCATE, PERSIST, MEMORY and OFF all commit
+**   through the region; the rollback journal lives in memory. WAL is
+**   refused, however it is asked for (pragma, ATTACH, a -wal file).
+**
+**   Other processes: ppcache processes share a database as SQLite
+**   processes do (SQLite's own locks on the lower file; SQLITE_BUSY and
+**   the busy handler). Stock SQLite cannot read the file while its newest
+**   commits live only in qNVRAM: the file carries a fence (header byte 19,
+**   the read version, is 0x50), so stock SQLite says "file is not a
+**   database" instead of returning old data or overwriting new. The last
+**   close of the last process flushes the region, removes the fence and
+**   frees the region.
+**
+**   The ppcache(1) tool shows, exports or discards a database's region:
+**   sqlite3_ppcache_show(), _export() and _discard() below.
 **
 ** VERIFICATION
 **
-**   make -C tests/unit check runs test_ppcache (commit, rollback,
-**   savepoints, cache spill, every synchronous and journal_mode, flush
-**   counts, region growth and cap, SIGKILL at random points with recovery,
-**   concurrency, fallback, the stock sqlite3 shell) and test_ppcache_diff
-**   (random transactions against stock SQLite, compared after each one),
-**   both over a file-backed stand-in for libqnvram.
+**   make -C tests/unit check runs test_ppcache and test_ppcache_diff over a
+**   file-backed stand-in for libqnvram; make sqlite-tests runs SQLite's own
+**   TCL suite with ppcache as the default VFS; tests/vm/guest/ppcache-*
+**   run it on qnvram.ko through kills, warm reboots and power cuts.
 **
 ** IMPLEMENTATION NOTES
 **
-**   Region layout, little-endian: a 4 KiB header (static part with
-**   "PPCACHE1", version, page size, capacity, epoch and the database's
-**   identity: realpath, inode, birth time, CRC-32; then two commit records
-**   {txn, db_bytes, CRC-32} in cache lines of their own; then counters),
-**   then one 16-byte metadata entry {txn, pgno, state} per slot, then the
-**   slots' page bytes. A page written by transaction T goes to a free slot
-**   tagged T; committed means txn <= the newest valid commit record's txn;
-**   the commit record of T goes to record T&1, so the previous one stays
-**   valid until the new one is whole. Older copies of a page are freed only
-**   after the commit record that supersedes them is persisted; every free
-**   is persisted before a slot can be reused or a newer copy flushed.
+**   Region (format 2), little-endian: a 4 KiB header block: the static
+**   header (magic, page size, capacity, epoch, the file's identity
+**   {filesystem id, inode, birth time, owner uid}, a random salt, CRC-32),
+**   two commit records {seq, txn, db_bytes, base, fenced, CRC-32} in cache
+**   lines of their own, counters, and a "live" line (a generation number
+**   that every change bumps, so other processes know to re-read); then one
+**   16-byte metadata entry {txn, pgno, state} per slot, then the slots'
+**   page bytes. Committed means txn <= the newest valid record's txn.
 **
-**   Naming: magic = FNV-1a of the realpath (31 bits), probing up to 4
-**   consecutive magics on a collision; a region grows into magic^0x80000000
-**   and back, and recovery keeps the valid copy with the higher epoch.
+**   A region belongs to a file, not a path: its name is a hash of the
+**   file's (filesystem id, inode) under the file owner's uid, so a hard
+**   link, a rename or a bind mount finds it. It replays only onto the
+**   state of the file it was made for: the record keeps the file's size
+**   and change counter at the last sync ("base"), and the file's fence
+**   carries the region's salt (header bytes 72..79, reserved by SQLite).
+**   Any mismatch refuses the open, leaving file and region as they are.
 **
-**   Commit point: SQLITE_FCNTL_COMMIT_PHASETWO on the main database (sent by
-**   the pager when a transaction commits, whatever journal_mode and
-**   synchronous are). SQLITE_FCNTL_SYNC and xSync persist the pending slots
-**   so that only the commit record is left for PHASETWO. A connection that
-**   drops to SHARED or no lock with pending pages rolled back: they are
-**   freed. A real hot journal left by stock SQLite is rolled back through
-**   the lower VFS and that rollback commits at its sync.
-**
-**   One region and one in-memory index per database and process, shared by
-**   all connections of the process. Another process gets SQLITE_BUSY at
-**   open: an flock(LOCK_EX) on an extra descriptor is held while any
-**   connection of this process has the database open (LOCK_SH in fallback
-**   mode, so fallback=wal processes share). With every other process out,
-**   SQLite's locks among this process's connections are kept in memory
-**   (no fcntl per transaction). All processes must therefore open the
-**   database through ppcache; a process using plain SQLite on the same
-**   file would not see the pages held in qNVRAM.
-**
-**   Rollback journals are memory files private to the connection; their
-**   names never exist on disk, so xAccess and xDelete answer without a
-**   system call. LazyFlush writes with pwrite/ftruncate/fdatasync on that
-**   extra descriptor (it outlives any one connection). The region is
-**   flushed and freed when the last connection of the process closes, so
-**   a cleanly closed database is a plain SQLite file again.
+**   Everything that changes the region happens under SQLite's EXCLUSIVE
+**   lock (SQLite writes the database only there), so readers of any
+**   process see a stable region while they hold SHARED.
 **
 **   Design notes, the reasons and the limits: docs/ppcache.md.
 */
@@ -158,10 +138,11 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "qnvram.h"
@@ -183,24 +164,40 @@ SQLITE_EXTENSION_INIT1
 
 /* --- Region format ------------------------------------------------------ */
 
-#define PPC_MAGIC		"PPCACHE1"
-#define PPC_VERSION		1U
+#define PPC_MAGIC		"PPCACHE2"	/* a valid region */
+#define PPC_BUILD		"PPCBUILD"	/* being formatted or grown */
+#define PPC_VERSION		2U
 #define PPC_HDR_BYTES		(4U * 1024)	/* header block, one page */
 #define PPC_ALIGN		(4U * 1024)	/* meta and data start on pages */
-#define PPC_PATH_BYTES		2048U		/* path prefix kept in the header */
+#define PPC_PATH_BYTES		2048U		/* path prefix, for people only */
 #define PPC_REC_OFF		2560U		/* commit records, one line each */
 #define PPC_STATS_OFF		(PPC_REC_OFF + 2U * 64)
+#define PPC_LIVE_OFF		(PPC_STATS_OFF + 2U * 64)
 #define PPC_LINE		64U		/* cache line, bytes */
 #define PPC_SLOT_FREE		0U
 #define PPC_SLOT_USED		0x44455355U	/* "USED": never a stray zero */
 #define PPC_ALT_BIT		0x80000000U	/* a grown region's other name */
-#define PPC_PROBES		4		/* magics tried on hash collisions */
+#define PPC_PROBES		4		/* name pairs tried on collisions */
 #define PPC_INITIAL_SLOTS	256U		/* 1 MiB of 4 KiB pages */
 #define PPC_MIN_SLOTS		8U
 #define PPC_MAX_SLOTS		(1U << 24)
 #define PPC_MIN_PAGE		512U
 #define PPC_MAX_PAGE		65536U
 #define PPC_DEFAULT_PAGE	4096U
+#define PPC_PROBE_MAGIC		0x7fffffffU	/* "is qNVRAM there?" lookup */
+
+/*
+ * The fence in the database file's header: the read version (byte 19) above
+ * 2 makes stock SQLite refuse the file ("file is not a database"); the
+ * write version (byte 18) too, for good measure; the salt goes into bytes
+ * 72..79, which SQLite reserves and writes as zero. ppcache hides all of it.
+ */
+#define PPC_FENCE_BYTE		0x50U
+#define PPC_FH_WRITE_VER	18U
+#define PPC_FH_READ_VER		19U
+#define PPC_FH_COUNTER		24U		/* file change counter, BE32 */
+#define PPC_FH_SALT		72U
+#define PPC_FH_BYTES		100U		/* SQLite's file header */
 
 /* The static part of the header: written once per format or growth. */
 struct ppc_hdr {
@@ -208,27 +205,37 @@ struct ppc_hdr {
 	uint32_t version;
 	uint32_t page_size;	/* bytes per slot */
 	uint32_t capacity;	/* slots */
-	uint32_t path_len;	/* strlen of the full realpath */
+	uint32_t owner_uid;	/* the file's owner: the region's uid */
 	uint64_t epoch;		/* bumped by each growth */
 	uint64_t meta_off;	/* byte offset of the slot metadata */
 	uint64_t data_off;	/* byte offset of slot 0's page */
 	uint64_t region_bytes;	/* bytes the layout needs */
-	uint64_t path_hash;	/* FNV-1a 64 of the full realpath */
-	uint64_t ino;		/* st_ino of the database file */
+	uint64_t fsid;		/* statfs f_fsid, or st_dev where it is 0 */
+	uint64_t ino;		/* st_ino */
 	int64_t btime_sec;	/* birth time, 0 where the fs has none */
 	uint32_t btime_nsec;
-	uint32_t pad;
+	uint32_t path_len;	/* strlen of the realpath when made */
+	uint64_t salt;		/* random; the file's fence carries it */
 	char path[PPC_PATH_BYTES];	/* realpath prefix, NUL padded */
-	uint32_t cksum;		/* CRC-32 of the bytes above */
+	uint32_t cksum;		/* CRC-32 of the bytes above but the magic */
 };
 
-/* A commit record: txn is committed with the database at db_bytes. */
+/*
+ * A commit record: txn is committed with the database at db_bytes; the
+ * file was last synced at base_bytes with change counter base_counter, and
+ * carries the fence if fenced. seq orders the records (a flush rewrites the
+ * record with the same txn), so a torn one leaves the previous one valid.
+ */
 struct ppc_rec {
+	uint64_t seq;
 	uint64_t txn;
 	uint64_t db_bytes;
-	uint32_t cksum;		/* CRC-32 of txn and db_bytes */
+	uint64_t base_bytes;
+	uint32_t base_counter;
+	uint32_t fenced;
+	uint32_t cksum;		/* CRC-32 of the fields above */
 	uint32_t pad;
-	uint64_t unused[5];	/* fills the cache line */
+	uint64_t unused[2];	/* fills the cache line */
 };
 
 /* Counters, kept in the region so they survive a crash. */
@@ -238,11 +245,19 @@ struct ppc_stats {
 	uint64_t pages_flushed;	/* pages written into the file */
 	uint64_t flushes;	/* LazyFlush runs that wrote or truncated */
 	uint64_t fsyncs_saved;	/* xSync calls served by a persist barrier */
-	uint64_t recoveries;	/* opens that replayed committed pages */
+	uint64_t recoveries;	/* opens that found committed pages left */
 	uint64_t growths;
 	uint64_t rollbacks;	/* transactions whose pending pages were dropped */
-	uint64_t syncs;		/* fdatasync calls made by flushes */
+	uint64_t syncs;		/* file syncs made by flushes and fences */
 	uint64_t unused[7];	/* fills the second cache line */
+};
+
+/* Shared among processes, not crash-relevant: who must re-read. */
+struct ppc_live {
+	uint64_t gen;		/* bumped by every change of the region */
+	uint32_t moved;		/* superseded by a grown copy */
+	uint32_t pad;
+	uint64_t unused[6];
 };
 
 /* Per-slot metadata. state is stored last with release order. */
@@ -255,27 +270,44 @@ struct ppc_meta {
 _Static_assert(sizeof(struct ppc_hdr) <= PPC_REC_OFF, "header overlaps");
 _Static_assert(sizeof(struct ppc_rec) == PPC_LINE, "record is one line");
 _Static_assert(sizeof(struct ppc_stats) == 2 * PPC_LINE, "stats: two lines");
-_Static_assert(PPC_STATS_OFF + 2 * PPC_LINE <= PPC_HDR_BYTES, "header block");
+_Static_assert(sizeof(struct ppc_live) == PPC_LINE, "live: one line");
+_Static_assert(PPC_LIVE_OFF + PPC_LINE <= PPC_HDR_BYTES, "header block");
 _Static_assert(sizeof(struct ppc_meta) == 16, "meta entry is 16 bytes");
 
-/* What a region's header says about it, for the database being opened. */
+/* What a region says about itself, for the file being opened. */
 enum ppc_class {
 	PPC_ABSENT,	/* no region by that name */
-	PPC_BLANK,	/* header all zero: a format that never finished */
-	PPC_OURS,	/* valid and ours */
-	PPC_TORN,	/* ours by its path, but not valid: a torn format */
-	PPC_STALE,	/* valid for our path, but for an older file there */
-	PPC_FOREIGN,	/* another database's or another program's */
+	PPC_SCRAP,	/* not valid (blank, being built, torn): holds no data */
+	PPC_OURS,	/* valid and this file's */
+	PPC_STALE,	/* valid, this inode's, but an older file's (birth time) */
+	PPC_FOREIGN,	/* valid and another file's, or unreadable */
 };
 
-/* The database identity a region must carry. */
+/* What identifies the database file. */
 struct ppc_id {
-	const char *path;
-	uint32_t path_len;
-	uint64_t path_hash;
+	uint64_t fsid;
 	uint64_t ino;
 	int64_t btime_sec;
 	uint32_t btime_nsec;
+	uint32_t uid;		/* owner */
+};
+
+/* The file's header as it matters to the fence. */
+struct ppc_fhdr {
+	uint64_t bytes;		/* file size */
+	int sqlite;		/* starts with "SQLite format 3" */
+	int fenced;		/* carries a ppcache fence */
+	uint64_t salt;		/* the fence's salt */
+	uint32_t counter;	/* change counter */
+};
+
+/*
+ * How the database file is reached: through a connection's lower file
+ * (the VFS), or a plain descriptor (the ppcache tool, outside SQLite).
+ */
+struct ppc_io {
+	sqlite3_file *lf;
+	int fd;
 };
 
 /* --- In-process state --------------------------------------------------- */
@@ -284,48 +316,56 @@ struct ppc_file;
 
 /*
  * One per database file and process, shared by its connections. The
- * registry lock protects next and nref; mu protects everything from it
- * down. Lock order: registry, then mu.
+ * registry lock protects next, nref and nconn; mu protects everything from
+ * it down. Lock order: registry, then mu. The region changes only under
+ * SQLite's EXCLUSIVE lock on the file, held by one connection of one
+ * process (see ppc_txn_begin()).
  */
 struct ppc_shared {
 	struct ppc_shared *next;
-	int nref;
+	int nref;		/* files using the entry (with journals) */
+	int nconn;		/* main-database connections among them */
 	dev_t dev;
 	ino_t ino;
-	char *path;		/* realpath of the database */
+	char *path;		/* realpath when opened (messages) */
 	char *name;		/* the name SQLite opened it by */
-	int fd;			/* holds the flock; data I/O of reads and flush */
 	int fallback;		/* no region: the WAL pass-through */
+	int readonly;		/* opened read-only */
 	pid_t pid;		/* the process that made the entry */
+	struct ppc_id id;
 
 	pthread_mutex_t mu;
 	int real_journals;	/* hot journals open through the lower VFS */
-	int disk_journal;	/* a <name>-journal file may exist on disk */
-
-	/*
-	 * SQLite's file locks, among this process's connections; the flock
-	 * keeps every other process out, so no POSIX lock is needed.
-	 */
-	int nshared;		/* connections holding SHARED or more */
-	struct ppc_file *writer;	/* the one at RESERVED or above */
+	int refused;		/* SQLite error code once the check failed */
+	int checked;		/* file and region checked against each other */
 
 	/* the region */
 	uint32_t uid, magic;
+	uint32_t mapped;	/* magic while mapped, else 0 (atomic) */
 	unsigned char *rgn;
 	size_t rgn_len;
 	struct ppc_hdr *hdr;
 	struct ppc_rec *rec;	/* [2] */
 	struct ppc_stats *st;
+	struct ppc_live *live;
 	struct ppc_meta *meta;
 	unsigned char *data;
 	uint32_t ps, cap, max_pages;
+	uint64_t gen_seen;	/* live->gen this process's index reflects */
+	int gc_ok;		/* free list valid for writing at gen_seen */
 
-	/* the committed state */
+	/* the committed state (from the newest record) */
+	uint64_t seq;
 	uint64_t txn;		/* newest committed transaction */
 	uint64_t db_bytes;	/* logical file size it committed */
-	uint32_t ncommitted;	/* committed slots not yet flushed */
+	uint64_t base_bytes;	/* the file's size at its last sync */
+	uint32_t base_counter;	/* its change counter then */
+	int fenced;		/* the record says the file carries the fence */
+	int fence_on;		/* this process saw or wrote the fence */
+	uint32_t ncommitted;	/* committed slots not yet synced to the file */
 	uint32_t nwritten;	/* of those, written to the file, not synced */
 	uint8_t *written;	/* [cap] committed and written, not synced */
+	int flush_due;		/* a LazyFlush waits for the next write */
 
 	/* index: pgno -> slots, chained per bucket; free slot stack */
 	int32_t *bucket;
@@ -353,18 +393,16 @@ struct ppc_opts {
 };
 
 /*
- * An open file of the VFS. For the main database the lower VFS's file
- * follows this struct in the same allocation (ORIGFILE); a memory journal
- * uses the mj_* fields and no lower file.
+ * An open file of the VFS. For the main database and pass-through files the
+ * lower VFS's file follows this struct in the same allocation (ORIGFILE); a
+ * memory journal uses the mj_* fields and no lower file.
  */
 struct ppc_file {
 	sqlite3_file base;
 	struct ppc_shared *sh;	/* database (or its journal's database) */
 	int threshold;		/* main db: LazyFlush threshold, -1 never */
 	int writethrough;	/* main db: flushes write, sync later */
-	int lock;		/* main db: SQLITE_LOCK_* held */
-	int excl_mode;		/* main db: locking_mode=exclusive was asked */
-	char jmode[12];		/* main db: journal_mode last set */
+	int lock;		/* main db: SQLITE_LOCK_* held on the lower file */
 	unsigned char *mj_buf;	/* memory journal bytes */
 	sqlite3_int64 mj_size;
 	sqlite3_int64 mj_alloc;
@@ -374,6 +412,9 @@ struct ppc_file {
 #define ORIGFILE(p)	((sqlite3_file *)(((struct ppc_file *)(p)) + 1))
 
 _Static_assert(sizeof(struct ppc_file) % 8 == 0, "lower file alignment");
+
+/* Write transactions open in this process, over every database. */
+static int ppc_open_txns;
 
 /* --- Forward declarations ----------------------------------------------- */
 
@@ -391,7 +432,7 @@ static int ppcFileControl(sqlite3_file *, int, void *);
 static int ppcSectorSize(sqlite3_file *);
 static int ppcDeviceCharacteristics(sqlite3_file *);
 
-/* Methods of a rollback journal held in memory. */
+/* Methods of a rollback (or super-) journal held in memory. */
 static int memjClose(sqlite3_file *);
 static int memjRead(sqlite3_file *, void *, int, sqlite3_int64);
 static int memjWrite(sqlite3_file *, const void *, int, sqlite3_int64);
@@ -443,12 +484,13 @@ static int ppcSetSystemCall(sqlite3_vfs *, const char *, sqlite3_syscall_ptr);
 static sqlite3_syscall_ptr ppcGetSystemCall(sqlite3_vfs *, const char *);
 static const char *ppcNextSystemCall(sqlite3_vfs *, const char *);
 
-static sqlite3_vfs ppc_vfs = {
+/* The VFS template; each registration copies it (one per lower VFS). */
+static const sqlite3_vfs ppc_vfs_template = {
 	3,			/* iVersion (set from the lower VFS) */
 	0,			/* szOsFile (set when registered) */
 	1024,			/* mxPathname (set from the lower VFS) */
 	0,			/* pNext */
-	PPCACHE_VFS_NAME,	/* zName */
+	PPCACHE_VFS_NAME,	/* zName (set when registered) */
 	0,			/* pAppData: the lower VFS */
 	ppcOpen,		/* xOpen */
 	ppcDelete,		/* xDelete */
@@ -470,18 +512,18 @@ static sqlite3_vfs ppc_vfs = {
 
 static const sqlite3_io_methods ppc_db_io = {
 	1,			/* iVersion: no xShm*, so no WAL */
-	ppcClose,		/* xClose: drop pending, release the region */
+	ppcClose,		/* xClose: last one flushes, unfences, frees */
 	ppcRead,		/* xRead: own pending, committed, then the file */
 	ppcWrite,		/* xWrite: into a pending slot */
 	ppcTruncate,		/* xTruncate: the logical size only */
 	ppcSync,		/* xSync: persist barrier, no fsync */
 	ppcFileSize,		/* xFileSize: the logical size */
-	ppcLock,		/* xLock: lower VFS */
+	ppcLock,		/* xLock: lower file; SHARED re-reads the region */
 	ppcUnlock,		/* xUnlock: a drop to SHARED ends a rollback */
-	ppcCheckReservedLock,	/* xCheckReservedLock: lower VFS */
+	ppcCheckReservedLock,	/* xCheckReservedLock: lower file */
 	ppcFileControl,		/* xFileControl: commit point, pragmas */
-	ppcSectorSize,		/* xSectorSize: lower VFS */
-	ppcDeviceCharacteristics, /* xDeviceCharacteristics: lower VFS */
+	ppcSectorSize,		/* xSectorSize: lower file */
+	ppcDeviceCharacteristics, /* xDeviceCharacteristics: lower file */
 	0, 0, 0, 0, 0, 0	/* xShm*, xFetch, xUnfetch: none */
 };
 
@@ -524,7 +566,7 @@ static const sqlite3_io_methods ppc_pass_io = {
 	passUnfetch,
 };
 
-/* --- Helpers: checksums, persistence ------------------------------------ */
+/* --- Helpers: checksums, persistence, layout ---------------------------- */
 
 static uint32_t ppc_crc32(const void *buf, size_t n)
 {
@@ -540,23 +582,13 @@ static uint32_t ppc_crc32(const void *buf, size_t n)
 	return ~c;
 }
 
-static uint64_t ppc_fnv64(const char *s)
+static uint32_t ppc_fnv32(const void *buf, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static uint32_t ppc_fnv32(const char *s)
-{
+	const unsigned char *p = buf;
 	uint32_t h = 0x811c9dc5U;
 
-	while (*s) {
-		h ^= (unsigned char)*s++;
+	while (n--) {
+		h ^= *p++;
 		h *= 0x01000193U;
 	}
 	return h;
@@ -569,14 +601,14 @@ static void ppc_persist(const void *addr, size_t len)
 
 static uint32_t ppc_rec_sum(const struct ppc_rec *r)
 {
-	uint64_t v[2] = { r->txn, r->db_bytes };
-
-	return ppc_crc32(v, sizeof(v));
+	return ppc_crc32(r, offsetof(struct ppc_rec, cksum));
 }
 
+/* Over everything but the magic, which sealing changes. */
 static uint32_t ppc_hdr_sum(const struct ppc_hdr *h)
 {
-	return ppc_crc32(h, offsetof(struct ppc_hdr, cksum));
+	return ppc_crc32((const char *)h + sizeof(h->magic),
+			 offsetof(struct ppc_hdr, cksum) - sizeof(h->magic));
 }
 
 static size_t ppc_meta_bytes(uint32_t cap)
@@ -626,6 +658,34 @@ static void ppc_stats_persist(struct ppc_shared *sh)
 	ppc_persist(sh->st, sizeof(*sh->st));
 }
 
+static uint32_t ppc_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t ppc_le64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* a <= b in serial-number arithmetic (change counters wrap). */
+static int ppc_serial_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(b - a) >= 0;
+}
+
+/* Bump the generation other processes compare with; mu held, EXCLUSIVE. */
+static void ppc_gen_bump(struct ppc_shared *sh)
+{
+	uint64_t g = __atomic_add_fetch(&sh->live->gen, 1, __ATOMIC_RELEASE);
+
+	sh->gen_seen = g;
+}
+
 /* --- Helpers: the slot index -------------------------------------------- */
 
 static uint32_t ppc_hash(const struct ppc_shared *sh, uint32_t pgno)
@@ -657,6 +717,8 @@ static int32_t ppc_idx_find(const struct ppc_shared *sh, uint32_t pgno,
 {
 	int32_t s;
 
+	if (!sh->rgn)
+		return -1;
 	for (s = sh->bucket[ppc_hash(sh, pgno)]; s >= 0; s = sh->chain[s]) {
 		if (sh->meta[s].pgno != pgno)
 			continue;
@@ -759,119 +821,268 @@ static void ppc_slot_use(struct ppc_shared *sh, uint32_t s, uint32_t pgno,
 
 /* --- Helpers: the database file ----------------------------------------- */
 
-static int ppc_pread_full(int fd, void *buf, size_t n, uint64_t off,
-			  size_t *got)
+/*
+ * File I/O goes through the connection's lower sqlite3_file, so SQLite's
+ * test VFSes (crash, fault injection, tracing) see every read, write and
+ * sync; the tool uses a descriptor.
+ */
+static int ppc_io_read(const struct ppc_io *io, void *buf, size_t n,
+		       uint64_t off)
 {
 	size_t done = 0;
+	int rc;
 
+	if (io->lf) {
+		rc = io->lf->pMethods->xRead(io->lf, buf, (int)n,
+					     (sqlite3_int64)off);
+		return rc == SQLITE_IOERR_SHORT_READ ? SQLITE_OK : rc;
+	}
 	while (done < n) {
-		ssize_t r = pread(fd, (char *)buf + done, n - done,
+		ssize_t r = pread(io->fd, (char *)buf + done, n - done,
 				  (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return -1;
+			return SQLITE_IOERR_READ;
 		if (r == 0)
 			break;
 		done += (size_t)r;
 	}
-	*got = done;
-	return 0;
+	memset((char *)buf + done, 0, n - done);
+	return SQLITE_OK;
 }
 
-static int ppc_pwrite_full(int fd, const void *buf, size_t n, uint64_t off)
+static int ppc_io_write(const struct ppc_io *io, const void *buf, size_t n,
+			uint64_t off)
 {
 	size_t done = 0;
 
+	if (io->lf)
+		return io->lf->pMethods->xWrite(io->lf, buf, (int)n,
+						(sqlite3_int64)off);
 	while (done < n) {
-		ssize_t r = pwrite(fd, (const char *)buf + done, n - done,
+		ssize_t r = pwrite(io->fd, (const char *)buf + done, n - done,
 				   (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return -1;
+			return SQLITE_IOERR_WRITE;
 		done += (size_t)r;
 	}
-	return 0;
+	return SQLITE_OK;
 }
 
-static int ppc_file_bytes(int fd, uint64_t *bytes)
+static int ppc_io_size(const struct ppc_io *io, uint64_t *bytes)
 {
 	struct stat st;
+	sqlite3_int64 sz;
+	int rc;
 
-	if (fstat(fd, &st) < 0)
-		return -1;
+	if (io->lf) {
+		rc = io->lf->pMethods->xFileSize(io->lf, &sz);
+		if (rc == SQLITE_OK)
+			*bytes = (uint64_t)sz;
+		return rc;
+	}
+	if (fstat(io->fd, &st) < 0)
+		return SQLITE_IOERR_FSTAT;
 	*bytes = (uint64_t)st.st_size;
-	return 0;
+	return SQLITE_OK;
 }
 
-/* Read the bytes of the file, zero past its end. */
-static int ppc_read_file(struct ppc_shared *sh, void *buf, size_t n,
-			 uint64_t off)
+static int ppc_io_truncate(const struct ppc_io *io, uint64_t bytes)
 {
-	size_t got;
+	if (io->lf)
+		return io->lf->pMethods->xTruncate(io->lf,
+						   (sqlite3_int64)bytes);
+	return ftruncate(io->fd, (off_t)bytes) ? SQLITE_IOERR_TRUNCATE :
+		SQLITE_OK;
+}
 
-	if (ppc_pread_full(sh->fd, buf, n, off, &got) < 0)
-		return SQLITE_IOERR_READ;
-	if (got < n)
-		memset((char *)buf + got, 0, n - got);
+/* Sync the file: data only, or with its metadata (size, inode) if @full. */
+static int ppc_io_sync(const struct ppc_io *io, int full)
+{
+	if (io->lf)
+		return io->lf->pMethods->xSync(io->lf, full ? SQLITE_SYNC_NORMAL :
+					       SQLITE_SYNC_NORMAL |
+					       SQLITE_SYNC_DATAONLY);
+	if ((full ? fsync(io->fd) : fdatasync(io->fd)) < 0)
+		return SQLITE_IOERR_FSYNC;
 	return SQLITE_OK;
+}
+
+/* fsync the directory holding @path: its entry for the file is durable. */
+static int ppc_sync_dir(const char *path)
+{
+	char *dir = strdup(path), *slash;
+	int fd, rc = 0;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		rc = -1;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return rc;
+}
+
+/* Read the file's header as far as the fence is concerned. */
+static int ppc_fhdr_read(const struct ppc_io *io, struct ppc_fhdr *fh)
+{
+	unsigned char h[PPC_FH_BYTES];
+	int rc;
+
+	memset(fh, 0, sizeof(*fh));
+	rc = ppc_io_size(io, &fh->bytes);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = ppc_io_read(io, h, sizeof(h), 0);
+	if (rc != SQLITE_OK)
+		return rc;
+	fh->sqlite = !memcmp(h, "SQLite format 3", 16);
+	fh->fenced = fh->sqlite && h[PPC_FH_WRITE_VER] == PPC_FENCE_BYTE &&
+		     h[PPC_FH_READ_VER] == PPC_FENCE_BYTE;
+	fh->salt = fh->fenced ? ppc_le64(h + PPC_FH_SALT) : 0;
+	fh->counter = ppc_be32(h + PPC_FH_COUNTER);
+	return SQLITE_OK;
+}
+
+/*
+ * Bytes [@off, @off + @n) of @buf go to the file: if @on, put the fence
+ * with @salt over the header bytes they cover; else SQLite's own values.
+ */
+static void ppc_fence_put(unsigned char *buf, uint64_t off, size_t n,
+			  int on, uint64_t salt)
+{
+	unsigned char f[PPC_FH_BYTES];
+	uint64_t i;
+
+	if (off >= PPC_FH_BYTES)
+		return;
+	memset(f, 0, sizeof(f));
+	f[PPC_FH_WRITE_VER] = on ? PPC_FENCE_BYTE : 1;
+	f[PPC_FH_READ_VER] = on ? PPC_FENCE_BYTE : 1;
+	if (on)
+		memcpy(f + PPC_FH_SALT, &salt, sizeof(salt));
+	for (i = off; i < off + n && i < PPC_FH_BYTES; i++)
+		if (i == PPC_FH_WRITE_VER || i == PPC_FH_READ_VER ||
+		    (i >= PPC_FH_SALT && i < PPC_FH_SALT + 8))
+			buf[i - off] = f[i];
+}
+
+/* Bytes [@off, @off + @n) read from a fenced file: show SQLite its own. */
+static void ppc_fence_hide(unsigned char *buf, uint64_t off, size_t n)
+{
+	ppc_fence_put(buf, off, n, 0, 0);
+}
+
+/* Read the bytes of the file, zero past its end, the fence hidden. */
+static int ppc_read_file(const struct ppc_shared *sh, const struct ppc_io *io,
+			 void *buf, size_t n, uint64_t off)
+{
+	int rc = ppc_io_read(io, buf, n, off);
+
+	if (rc == SQLITE_OK && sh->fence_on)
+		ppc_fence_hide(buf, off, n);
+	return rc;
+}
+
+/* Write bytes of a committed page into the file, the fence kept on. */
+static int ppc_write_file(const struct ppc_shared *sh, const struct ppc_io *io,
+			  const unsigned char *src, size_t n, uint64_t off)
+{
+	unsigned char h[PPC_FH_BYTES];
+	size_t k;
+	int rc;
+
+	if (off >= PPC_FH_BYTES || !sh->fence_on)
+		return ppc_io_write(io, src, n, off);
+	k = n < PPC_FH_BYTES - off ? n : PPC_FH_BYTES - off;
+	memcpy(h, src, k);
+	ppc_fence_put(h, off, k, 1, sh->hdr->salt);
+	rc = ppc_io_write(io, h, k, off);
+	if (rc == SQLITE_OK && n > k)
+		rc = ppc_io_write(io, src + k, n - k, off + k);
+	return rc;
+}
+
+/* --- Helpers: records and the committed state --------------------------- */
+
+static const struct ppc_rec *ppc_newest_rec(const unsigned char *rgn)
+{
+	const struct ppc_rec *r = (const struct ppc_rec *)(rgn + PPC_REC_OFF);
+	const struct ppc_rec *best = NULL;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r[i].cksum != ppc_rec_sum(&r[i]) || !r[i].seq)
+			continue;
+		if (!best || r[i].seq > best->seq)
+			best = &r[i];
+	}
+	return best;
+}
+
+/*
+ * Write the record that makes the state in @sh durable: the other slot
+ * than the newest, persisted, so a torn write leaves the previous state.
+ */
+static void ppc_rec_write(struct ppc_shared *sh)
+{
+	struct ppc_rec *r = &sh->rec[(sh->seq + 1) & 1];
+
+	r->seq = sh->seq + 1;
+	r->txn = sh->txn;
+	r->db_bytes = sh->db_bytes;
+	r->base_bytes = sh->base_bytes;
+	r->base_counter = sh->base_counter;
+	r->fenced = (uint32_t)sh->fenced;
+	r->cksum = ppc_rec_sum(r);
+	ppc_persist(r, sizeof(*r));
+	sh->seq++;
+}
+
+/* The change counter the committed state's page 1 carries. */
+static uint32_t ppc_committed_counter(const struct ppc_shared *sh)
+{
+	int32_t s = ppc_idx_find(sh, 1, 0);
+
+	if (s < 0 || sh->ps < PPC_FH_BYTES)
+		return sh->base_counter;
+	return ppc_be32(ppc_slot_data(sh, (uint32_t)s) + PPC_FH_COUNTER);
+}
+
+/* Whether the region holds committed state that the file lacks. */
+static int ppc_holds_changes(const struct ppc_shared *sh)
+{
+	return sh->rgn && (sh->ncommitted || sh->db_bytes != sh->base_bytes);
 }
 
 /* --- Helpers: flush, commit, rollback ----------------------------------- */
 
 /*
- * LazyFlush: write the newest committed copy of every dirty page into the
- * file, set its size to the committed size, fdatasync, then free those
- * slots. Every page written is committed, so a crash at any point leaves
- * slots that recovery writes again. Called with mu held.
+ * Write every committed page not yet in the file into it (no sync) and set
+ * the file to the committed size; the slots stay committed, marked written.
+ * Every byte written is committed: the file is never ahead of the region.
+ * Called with mu held, under EXCLUSIVE.
  */
-static int ppc_write_committed(struct ppc_shared *sh, uint32_t *nwrote);
-
-static int ppc_flush_locked(struct ppc_shared *sh, uint32_t *nflushed)
+static int ppc_write_committed(struct ppc_shared *sh, const struct ppc_io *io,
+			       uint32_t *nwrote)
 {
 	uint64_t fbytes;
 	uint32_t s, n = 0;
 	int rc;
-
-	if (nflushed)
-		*nflushed = 0;
-	if (ppc_file_bytes(sh->fd, &fbytes) < 0)
-		return SQLITE_IOERR_FSTAT;
-	if (!sh->ncommitted && fbytes == sh->db_bytes)
-		return SQLITE_OK;
-	rc = ppc_write_committed(sh, &n);
-	if (rc != SQLITE_OK)
-		return rc;
-	if (fdatasync(sh->fd) < 0) {
-		sqlite3_log(SQLITE_IOERR_FSYNC, "ppcache: flush of %s: %s",
-			    sh->path, strerror(errno));
-		return SQLITE_IOERR_FSYNC;
-	}
-	for (s = 0; s < sh->cap; s++)
-		if (ppc_is_committed(sh, s))
-			ppc_slot_free(sh, s);
-	sh->ncommitted = 0;
-	sh->st->syncs++;
-	if (n)
-		sh->st->flushes++;
-	ppc_stats_persist(sh);
-	if (nflushed)
-		*nflushed = n;
-	return SQLITE_OK;
-}
-
-/*
- * Write every committed page not yet in the file into it (no sync) and set
- * the file to the committed size; the slots stay committed, marked written.
- * Every byte written is committed: the file is never ahead of the region.
- */
-static int ppc_write_committed(struct ppc_shared *sh, uint32_t *nwrote)
-{
-	uint64_t fbytes;
-	uint32_t s, n = 0;
 
 	for (s = 0; s < sh->cap; s++) {
 		uint64_t off;
@@ -883,24 +1094,28 @@ static int ppc_write_committed(struct ppc_shared *sh, uint32_t *nwrote)
 		if (off < sh->db_bytes) {
 			len = sh->db_bytes - off < sh->ps ?
 				sh->db_bytes - off : sh->ps;
-			if (ppc_pwrite_full(sh->fd, ppc_slot_data(sh, s), len,
-					    off) < 0) {
-				sqlite3_log(SQLITE_IOERR_WRITE,
-					    "ppcache: flush of %s: write: %s",
-					    sh->path, strerror(errno));
-				return SQLITE_IOERR_WRITE;
+			rc = ppc_write_file(sh, io, ppc_slot_data(sh, s), len,
+					    off);
+			if (rc != SQLITE_OK) {
+				sqlite3_log(rc, "ppcache: flush of %s: write "
+					    "failed", sh->path);
+				return rc;
 			}
 			n++;
 		}
 		sh->written[s] = 1;
 		sh->nwritten++;
 	}
-	if (ppc_file_bytes(sh->fd, &fbytes) < 0)
-		return SQLITE_IOERR_FSTAT;
-	if (fbytes != sh->db_bytes && ftruncate(sh->fd, (off_t)sh->db_bytes)) {
-		sqlite3_log(SQLITE_IOERR_TRUNCATE, "ppcache: flush of %s: %s",
-			    sh->path, strerror(errno));
-		return SQLITE_IOERR_TRUNCATE;
+	rc = ppc_io_size(io, &fbytes);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (fbytes != sh->db_bytes) {
+		rc = ppc_io_truncate(io, sh->db_bytes);
+		if (rc != SQLITE_OK) {
+			sqlite3_log(rc, "ppcache: flush of %s: truncate failed",
+				    sh->path);
+			return rc;
+		}
 	}
 	sh->st->pages_flushed += n;
 	*nwrote = n;
@@ -908,13 +1123,56 @@ static int ppc_write_committed(struct ppc_shared *sh, uint32_t *nwrote)
 }
 
 /*
- * After a commit: LazyFlush when more than the threshold of committed
- * pages are not yet in the file. With writethrough the flush only writes
- * them; one fdatasync frees the written slots once they fill half the
- * region (or room is needed, or at the last close). Called with mu held.
+ * LazyFlush: write the newest committed copy of every dirty page into the
+ * file, set its size to the committed size, sync, record the file's new
+ * base, then free those slots. A crash at any point leaves slots that a
+ * later flush writes again. Called with mu held, under EXCLUSIVE.
+ */
+static int ppc_flush_locked(struct ppc_shared *sh, const struct ppc_io *io,
+			    uint32_t *nflushed)
+{
+	uint32_t s, n = 0;
+	int rc;
+
+	if (nflushed)
+		*nflushed = 0;
+	if (!sh->rgn || !ppc_holds_changes(sh))
+		return SQLITE_OK;
+	ppc_gen_bump(sh);
+	rc = ppc_write_committed(sh, io, &n);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = ppc_io_sync(io, 0);
+	if (rc != SQLITE_OK) {
+		sqlite3_log(rc, "ppcache: flush of %s: sync failed", sh->path);
+		return rc;
+	}
+	sh->base_bytes = sh->db_bytes;
+	sh->base_counter = ppc_committed_counter(sh);
+	ppc_rec_write(sh);
+	for (s = 0; s < sh->cap; s++)
+		if (ppc_is_committed(sh, s))
+			ppc_slot_free(sh, s);
+	sh->ncommitted = 0;
+	sh->flush_due = 0;
+	sh->st->syncs++;
+	if (n)
+		sh->st->flushes++;
+	ppc_stats_persist(sh);
+	if (nflushed)
+		*nflushed = n;
+	return SQLITE_OK;
+}
+
+/*
+ * LazyFlush when more than @p's threshold of committed pages are not yet
+ * in the file. With writethrough the flush only writes them; one sync
+ * frees the written slots once they fill half the region (or room is
+ * needed, or at the last close). Called with mu held, under EXCLUSIVE.
  */
 static void ppc_lazyflush_locked(struct ppc_shared *sh, const struct ppc_file *p)
 {
+	struct ppc_io io = { ORIGFILE(p), -1 };
 	uint32_t n;
 	int rc = SQLITE_OK;
 
@@ -922,15 +1180,16 @@ static void ppc_lazyflush_locked(struct ppc_shared *sh, const struct ppc_file *p
 	    sh->ncommitted - sh->nwritten <= (uint32_t)p->threshold)
 		return;
 	if (!p->writethrough) {
-		rc = ppc_flush_locked(sh, NULL);
+		rc = ppc_flush_locked(sh, &io, NULL);
 	} else {
-		rc = ppc_write_committed(sh, &n);
+		ppc_gen_bump(sh);
+		rc = ppc_write_committed(sh, &io, &n);
 		if (rc == SQLITE_OK && n) {
 			sh->st->flushes++;
 			ppc_stats_persist(sh);
 		}
 		if (rc == SQLITE_OK && sh->nwritten > sh->cap / 2)
-			rc = ppc_flush_locked(sh, NULL);
+			rc = ppc_flush_locked(sh, &io, NULL);
 	}
 	if (rc != SQLITE_OK)
 		sqlite3_log(SQLITE_WARNING, "ppcache: %s: LazyFlush failed; "
@@ -953,30 +1212,15 @@ static void ppc_persist_pending(struct ppc_shared *sh)
 	}
 }
 
-/* Start @p's write transaction if none is open. */
-static int ppc_txn_begin(struct ppc_shared *sh, struct ppc_file *p)
-{
-	if (sh->owner == p)
-		return SQLITE_OK;
-	if (sh->owner) {
-		sqlite3_log(SQLITE_IOERR_WRITE,
-			    "ppcache: %s: a second writer without the lock",
-			    sh->path);
-		return SQLITE_IOERR_WRITE;
-	}
-	sh->owner = p;
-	sh->pend_bytes = sh->db_bytes;
-	sh->npend = 0;
-	return SQLITE_OK;
-}
-
-/* Free @p's pending slots: its transaction rolled back. */
+/* Free @p's pending slots: its transaction rolled back. mu, EXCLUSIVE. */
 static void ppc_drop_pending(struct ppc_shared *sh, struct ppc_file *p)
 {
 	uint32_t i;
 
 	if (sh->owner != p)
 		return;
+	if (sh->npend)
+		ppc_gen_bump(sh);
 	for (i = 0; i < sh->npend; i++)
 		ppc_slot_free(sh, sh->pend[i]);
 	if (sh->npend) {
@@ -986,41 +1230,88 @@ static void ppc_drop_pending(struct ppc_shared *sh, struct ppc_file *p)
 	sh->npend = 0;
 	sh->owner = NULL;
 	sh->pend_bytes = sh->db_bytes;
-}
-
-/* Drop to @eLock with mu held; below RESERVED, pending pages rolled back. */
-static void ppc_unlock_locked(struct ppc_shared *sh, struct ppc_file *p,
-			      int eLock)
-{
-	if (eLock <= SQLITE_LOCK_SHARED) {
-		/* no COMMIT_PHASETWO came: what is pending rolled back */
-		ppc_drop_pending(sh, p);
-		if (sh->writer == p)
-			sh->writer = NULL;
-	}
-	if (eLock == SQLITE_LOCK_NONE && p->lock >= SQLITE_LOCK_SHARED)
-		sh->nshared--;
-	if (eLock < p->lock)
-		p->lock = eLock;
+	__atomic_sub_fetch(&ppc_open_txns, 1, __ATOMIC_RELAXED);
 }
 
 /*
- * The commit point: persist what is pending, write and persist the commit
- * record, then free the copies it superseded and the pages past the end.
+ * Put the fence on the file before the first commit that the file will
+ * lack, and make the file's existence durable: sync it with its metadata
+ * and its directory once, here, not per commit. A file shorter than
+ * SQLite's header (a new database) gets the header of the page 1 being
+ * committed, fenced: stock SQLite then sees a database it may not read.
+ * Called with mu held, under EXCLUSIVE, before the commit record.
+ */
+static int ppc_fence_file(struct ppc_shared *sh, struct ppc_file *p)
+{
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	struct ppc_fhdr fh;
+	unsigned char h[PPC_FH_BYTES];
+	int32_t s;
+	int rc;
+
+	rc = ppc_fhdr_read(&io, &fh);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (fh.bytes >= PPC_FH_BYTES) {
+		rc = ppc_io_read(&io, h, sizeof(h), 0);
+	} else {
+		s = ppc_idx_find(sh, 1, 1);
+		if (s < 0)
+			s = ppc_idx_find(sh, 1, 0);
+		if (s < 0 || sh->ps < PPC_FH_BYTES)
+			return SQLITE_OK;	/* no page 1: nothing to fence */
+		memcpy(h, ppc_slot_data(sh, (uint32_t)s), sizeof(h));
+	}
+	if (rc != SQLITE_OK)
+		return rc;
+	ppc_fence_put(h, 0, sizeof(h), 1, sh->hdr->salt);
+	rc = ppc_io_write(&io, h, sizeof(h), 0);
+	if (rc == SQLITE_OK)
+		rc = ppc_io_sync(&io, 1);
+	if (rc != SQLITE_OK) {
+		sqlite3_log(rc, "ppcache: %s: cannot fence the file", sh->path);
+		return rc;
+	}
+	if (ppc_sync_dir(sh->path) < 0) {
+		sqlite3_log(SQLITE_IOERR_DIR_FSYNC, "ppcache: %s: cannot sync "
+			    "its directory: %s", sh->path, strerror(errno));
+		return SQLITE_IOERR_DIR_FSYNC;
+	}
+	sh->fence_on = 1;
+	sh->fenced = 1;
+	if (fh.bytes < PPC_FH_BYTES) {
+		/* the stub is not data: the logical size stays */
+		sh->base_bytes = sh->db_bytes;
+		sh->base_counter = ppc_be32(h + PPC_FH_COUNTER);
+	}
+	sh->st->syncs++;
+	return SQLITE_OK;
+}
+
+/*
+ * The commit point: persist what is pending, fence the file if it is not
+ * yet, write and persist the commit record, then free the copies it
+ * superseded and the pages past the end. mu held, under EXCLUSIVE.
  */
 static int ppc_commit_locked(struct ppc_shared *sh, struct ppc_file *p)
 {
-	uint64_t t = sh->txn + 1, old_bytes = sh->db_bytes;
-	struct ppc_rec *r = &sh->rec[t & 1];
+	uint64_t old_bytes = sh->db_bytes;
 	uint32_t i, nold = 0, s;
+	int rc;
 
 	if (sh->owner != p)
 		return SQLITE_OK;
 	if (!sh->npend && sh->pend_bytes == sh->db_bytes) {
 		sh->owner = NULL;
+		__atomic_sub_fetch(&ppc_open_txns, 1, __ATOMIC_RELAXED);
 		return SQLITE_OK;
 	}
 	ppc_persist_pending(sh);
+	if (!sh->fenced) {
+		rc = ppc_fence_file(sh, p);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
 	for (i = 0; i < sh->npend; i++) {
 		int32_t old = ppc_idx_find(sh, sh->meta[sh->pend[i]].pgno, 0);
 
@@ -1028,12 +1319,9 @@ static int ppc_commit_locked(struct ppc_shared *sh, struct ppc_file *p)
 			sh->scratch[nold++] = (uint32_t)old;
 	}
 
-	r->txn = t;
-	r->db_bytes = sh->pend_bytes;
-	r->cksum = ppc_rec_sum(r);
-	ppc_persist(r, sizeof(*r));
-	sh->txn = t;
+	sh->txn++;
 	sh->db_bytes = sh->pend_bytes;
+	ppc_rec_write(sh);
 
 	for (i = 0; i < nold; i++)
 		ppc_slot_free(sh, sh->scratch[i]);
@@ -1042,6 +1330,7 @@ static int ppc_commit_locked(struct ppc_shared *sh, struct ppc_file *p)
 		sh->dirty[sh->pend[i]] = 0;
 	sh->npend = 0;
 	sh->owner = NULL;
+	__atomic_sub_fetch(&ppc_open_txns, 1, __ATOMIC_RELAXED);
 	if (sh->db_bytes < old_bytes) {
 		for (s = 0; s < sh->cap; s++) {
 			if (ppc_is_committed(sh, s) &&
@@ -1052,6 +1341,7 @@ static int ppc_commit_locked(struct ppc_shared *sh, struct ppc_file *p)
 			}
 		}
 	}
+	ppc_gen_bump(sh);
 	sh->st->commits++;
 	ppc_stats_persist(sh);
 	return SQLITE_OK;
@@ -1062,45 +1352,77 @@ static int ppc_commit_locked(struct ppc_shared *sh, struct ppc_file *p)
 static void ppc_region_point(struct ppc_shared *sh, unsigned char *rgn,
 			     size_t len, uint32_t magic)
 {
+	__atomic_store_n(&sh->mapped, magic, __ATOMIC_RELEASE);
 	sh->rgn = rgn;
 	sh->rgn_len = len;
 	sh->magic = magic;
 	sh->hdr = (struct ppc_hdr *)rgn;
 	sh->rec = (struct ppc_rec *)(rgn + PPC_REC_OFF);
 	sh->st = (struct ppc_stats *)(rgn + PPC_STATS_OFF);
+	sh->live = (struct ppc_live *)(rgn + PPC_LIVE_OFF);
 	sh->meta = (struct ppc_meta *)(rgn + sh->hdr->meta_off);
 	sh->data = rgn + sh->hdr->data_off;
 	sh->ps = sh->hdr->page_size;
 	sh->cap = sh->hdr->capacity;
 }
 
+static void ppc_region_forget(struct ppc_shared *sh)
+{
+	__atomic_store_n(&sh->mapped, 0, __ATOMIC_RELEASE);
+	sh->rgn = NULL;
+	sh->rgn_len = 0;
+	sh->hdr = NULL;
+	sh->rec = NULL;
+	sh->st = NULL;
+	sh->live = NULL;
+	sh->meta = NULL;
+	sh->data = NULL;
+	sh->cap = 0;
+	sh->ncommitted = 0;
+	sh->nwritten = 0;
+	sh->nfree = 0;
+	sh->gc_ok = 0;
+}
+
+static uint64_t ppc_new_salt(void)
+{
+	uint64_t s = 0;
+
+	sqlite3_randomness(sizeof(s), &s);
+	return s ? s : 1;
+}
+
 /*
- * Write the static header of a region laid out for @cap slots of @ps
- * bytes; the magic goes last so a torn header never looks valid.
+ * Write the static header of a region laid out for @cap slots of @ps bytes
+ * for file @id. It is written under PPC_BUILD first; @magic (PPC_MAGIC)
+ * goes last, so a torn header never looks valid.
  */
 static void ppc_hdr_write(unsigned char *rgn, const struct ppc_id *id,
-			  uint32_t ps, uint32_t cap, uint64_t epoch)
+			  const char *path, uint64_t salt, uint32_t ps,
+			  uint32_t cap, uint64_t epoch, const char *magic)
 {
 	struct ppc_hdr h, *dst = (struct ppc_hdr *)rgn;
 
 	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, PPC_MAGIC, sizeof(h.magic));
+	memcpy(h.magic, magic, sizeof(h.magic));
 	h.version = PPC_VERSION;
 	h.page_size = ps;
 	h.capacity = cap;
-	h.path_len = id->path_len;
+	h.owner_uid = id->uid;
 	h.epoch = epoch;
 	h.meta_off = PPC_HDR_BYTES;
 	h.data_off = PPC_HDR_BYTES + ppc_meta_bytes(cap);
 	h.region_bytes = ppc_layout_bytes(cap, ps);
-	h.path_hash = id->path_hash;
+	h.fsid = id->fsid;
 	h.ino = id->ino;
 	h.btime_sec = id->btime_sec;
 	h.btime_nsec = id->btime_nsec;
-	strncpy(h.path, id->path, sizeof(h.path) - 1);
+	h.path_len = (uint32_t)strlen(path);
+	h.salt = salt;
+	strncpy(h.path, path, sizeof(h.path) - 1);
 	h.cksum = ppc_hdr_sum(&h);
 
-	memcpy(dst->magic, "\0\0\0\0\0\0\0\0", sizeof(dst->magic));
+	memset(dst->magic, 0, sizeof(dst->magic));
 	ppc_persist(dst->magic, sizeof(dst->magic));
 	memcpy((char *)dst + sizeof(h.magic), (char *)&h + sizeof(h.magic),
 	       sizeof(h) - sizeof(h.magic));
@@ -1109,131 +1431,258 @@ static void ppc_hdr_write(unsigned char *rgn, const struct ppc_id *id,
 	ppc_persist(dst->magic, sizeof(dst->magic));
 }
 
-/* The identity a valid header carries (path is its prefix). */
+/* Turn a PPC_BUILD header into a valid one: the magic, stored last. */
+static void ppc_hdr_seal(unsigned char *rgn)
+{
+	struct ppc_hdr *dst = (struct ppc_hdr *)rgn;
+
+	memcpy(dst->magic, PPC_MAGIC, sizeof(dst->magic));
+	ppc_persist(dst->magic, sizeof(dst->magic));
+}
+
+/* The identity a valid header carries. */
 static void ppc_hdr_id(const struct ppc_hdr *h, struct ppc_id *id)
 {
 	memset(id, 0, sizeof(*id));
-	id->path = h->path;
-	id->path_len = h->path_len;
-	id->path_hash = h->path_hash;
+	id->fsid = h->fsid;
 	id->ino = h->ino;
 	id->btime_sec = h->btime_sec;
 	id->btime_nsec = h->btime_nsec;
+	id->uid = h->owner_uid;
+}
+
+static int ppc_hdr_valid(const struct ppc_hdr *h, size_t len)
+{
+	return len >= PPC_HDR_BYTES && !memcmp(h->magic, PPC_MAGIC, 8) &&
+	       h->version == PPC_VERSION && h->cksum == ppc_hdr_sum(h) &&
+	       ppc_valid_page_size(h->page_size) && h->capacity &&
+	       h->meta_off == PPC_HDR_BYTES &&
+	       h->data_off == PPC_HDR_BYTES + ppc_meta_bytes(h->capacity) &&
+	       h->region_bytes == ppc_layout_bytes(h->capacity, h->page_size) &&
+	       h->region_bytes <= len;
 }
 
 /*
- * Format a region as empty, with @ps-byte slots; commit records and
- * counters are kept when @keep.
+ * Only a valid header can hold committed data (a commit needs one), so a
+ * region without one is scrap: blank, being built, or torn while built.
  */
-static void ppc_format(unsigned char *rgn, size_t len, const struct ppc_id *id,
-		       uint32_t ps, uint32_t want, uint64_t epoch, int keep)
-{
-	uint32_t cap = ppc_fit_slots(len, ps, want);
-
-	memcpy(rgn, "\0\0\0\0\0\0\0\0", 8);
-	ppc_persist(rgn, 8);
-	if (!keep)
-		memset(rgn + PPC_REC_OFF, 0, PPC_HDR_BYTES - PPC_REC_OFF);
-	memset(rgn + PPC_HDR_BYTES, 0, ppc_meta_bytes(cap));
-	ppc_persist(rgn + PPC_REC_OFF, PPC_HDR_BYTES - PPC_REC_OFF);
-	ppc_persist(rgn + PPC_HDR_BYTES, ppc_meta_bytes(cap));
-	ppc_hdr_write(rgn, id, ps, cap, epoch);
-}
-
-static int ppc_all_zero(const unsigned char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
 static enum ppc_class ppc_classify(const unsigned char *rgn, size_t len,
 				   const struct ppc_id *id)
 {
 	const struct ppc_hdr *h = (const struct ppc_hdr *)rgn;
-	size_t plen;
 
 	if (len < PPC_HDR_BYTES)
 		return PPC_FOREIGN;
-	if (ppc_all_zero(rgn, PPC_HDR_BYTES))
-		return PPC_BLANK;
-	plen = id->path_len < PPC_PATH_BYTES - 1 ? id->path_len :
-		PPC_PATH_BYTES - 1;
-	if (h->path_hash != id->path_hash || h->path_len != id->path_len ||
-	    memcmp(h->path, id->path, plen) != 0)
+	if (memcmp(h->magic, PPC_MAGIC, 8) != 0)
+		return PPC_SCRAP;
+	if (!ppc_hdr_valid(h, len))
+		return PPC_FOREIGN;	/* a valid magic went bad: keep it */
+	if (h->fsid != id->fsid || h->ino != id->ino)
 		return PPC_FOREIGN;
-	if (memcmp(h->magic, PPC_MAGIC, 8) != 0 || h->version != PPC_VERSION ||
-	    h->cksum != ppc_hdr_sum(h) || !ppc_valid_page_size(h->page_size) ||
-	    !h->capacity || h->meta_off != PPC_HDR_BYTES ||
-	    h->data_off != PPC_HDR_BYTES + ppc_meta_bytes(h->capacity) ||
-	    h->region_bytes != ppc_layout_bytes(h->capacity, h->page_size) ||
-	    h->region_bytes > len)
-		return PPC_TORN;
-	if (h->ino != id->ino ||
-	    (h->btime_sec && id->btime_sec &&
-	     (h->btime_sec != id->btime_sec ||
-	      h->btime_nsec != id->btime_nsec)))
+	if (h->btime_sec && id->btime_sec &&
+	    (h->btime_sec != id->btime_sec || h->btime_nsec != id->btime_nsec))
 		return PPC_STALE;
 	return PPC_OURS;
 }
 
-static const struct ppc_rec *ppc_newest_rec(const unsigned char *rgn)
+static uint32_t ppc_name_hash(const struct ppc_id *id)
 {
-	const struct ppc_rec *r = (const struct ppc_rec *)(rgn + PPC_REC_OFF);
-	const struct ppc_rec *best = NULL;
-	int i;
+	uint64_t k[2] = { id->fsid, id->ino };
 
-	for (i = 0; i < 2; i++) {
-		if (r[i].cksum != ppc_rec_sum(&r[i]) || !r[i].txn)
-			continue;
-		if (!best || r[i].txn > best->txn)
-			best = &r[i];
-	}
-	return best;
+	return ppc_fnv32(k, sizeof(k)) & 0x7fffffffU;
 }
 
-/* The page size to start with: the file's, or SQLite's default. */
-static uint32_t ppc_guess_page_size(int fd)
+static uint32_t ppc_probe_magic(uint32_t h, int i)
 {
-	unsigned char h[100];
-	size_t got;
-	uint32_t ps;
+	return ((h + (uint32_t)i - 1U) % 0x7fffffffU) + 1U;
+}
 
-	if (ppc_pread_full(fd, h, sizeof(h), 0, &got) < 0 || got < sizeof(h) ||
-	    memcmp(h, "SQLite format 3", 16) != 0)
-		return PPC_DEFAULT_PAGE;
-	ps = (uint32_t)h[16] << 8 | h[17];
-	if (ps == 1)
-		ps = 65536;
-	return ppc_valid_page_size(ps) ? ps : PPC_DEFAULT_PAGE;
+static pthread_mutex_t ppc_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct ppc_shared *ppc_reg;
+
+/*
+ * Whether a connection of this process maps region (@uid, @magic): such a
+ * region is never freed from here (qnvm_free() would unmap it under it).
+ * Called with the registry lock held (it keeps the list).
+ */
+static int ppc_mapped_here(uint32_t uid, uint32_t magic)
+{
+	const struct ppc_shared *e;
+
+	for (e = ppc_reg; e; e = e->next)
+		if (e->uid == uid &&
+		    __atomic_load_n(&e->mapped, __ATOMIC_ACQUIRE) == magic)
+			return 1;
+	return 0;
 }
 
 /*
- * Take a region mapping as this database's: read the committed state, drop
- * pending slots, keep the newest committed copy of each page, build the
- * index. Return 0 or -1 (out of memory).
+ * Free region (@uid, @name): only scrap, a superseded or stale copy of
+ * this file's region, never a valid region of another file and never one
+ * this process maps; another process that maps it keeps it (EBUSY).
+ * Takes the registry lock: callers may hold an entry's mu, never it.
  */
-static int ppc_region_adopt(struct ppc_shared *sh, unsigned char *rgn,
-			    size_t len, uint32_t magic)
+static void ppc_free_leftover(uint32_t uid, uint32_t name, const char *why,
+			      const char *path)
 {
-	const struct ppc_rec *r = ppc_newest_rec(rgn);
+	int freed = 0;
+
+	pthread_mutex_lock(&ppc_reg_mu);
+	if (!ppc_mapped_here(uid, name))
+		freed = qnvm_free(uid, name) == 0;
+	pthread_mutex_unlock(&ppc_reg_mu);
+	if (freed)
+		sqlite3_log(SQLITE_NOTICE, "ppcache: %s: freed qNVRAM region "
+			    "%08x (%s)", path, name, why);
+}
+
+/*
+ * Find file @id's region: the valid one with the highest epoch among the
+ * name pairs, or none (*@magic set to the first free pair for a new one;
+ * 0 if every pair is taken). With @gc (the caller holds EXCLUSIVE, so no
+ * other process can be building or growing it) leftovers are freed.
+ * Stale regions (an older file at this inode) are freed always. Return 0
+ * with *@addr set (or NULL), or an errno value: ENODEV, EPERM, ...
+ */
+static int ppc_region_find(const struct ppc_id *id, const char *path, int gc,
+			   unsigned char **addr, size_t *len, uint32_t *magic)
+{
+	uint32_t h = ppc_name_hash(id), first_free = 0;
+	int i, k;
+
+	*addr = NULL;
+	*len = 0;
+	*magic = 0;
+	for (i = 0; i < PPC_PROBES; i++) {
+		uint32_t name[2];
+		unsigned char *a[2] = { NULL, NULL };
+		size_t l[2] = { 0, 0 };
+		enum ppc_class cls[2];
+		int pick = -1;
+
+		name[0] = ppc_probe_magic(h, i);
+		name[1] = name[0] | PPC_ALT_BIT;
+		for (k = 0; k < 2; k++) {
+			a[k] = qnvm_retrieve(id->uid, name[k], &l[k]);
+			if (!a[k] && errno != ENOENT) {
+				int err = errno;
+
+				if (k && a[0])
+					qnvm_unmap(a[0]);
+				return err;
+			}
+			cls[k] = a[k] ? ppc_classify(a[k], l[k], id) :
+				PPC_ABSENT;
+		}
+		for (k = 0; k < 2; k++) {
+			if (cls[k] == PPC_OURS &&
+			    (pick < 0 || ((struct ppc_hdr *)a[k])->epoch >
+			     ((struct ppc_hdr *)a[pick])->epoch))
+				pick = k;
+		}
+		for (k = 0; k < 2; k++) {
+			const char *why = NULL;
+
+			if (k == pick || !a[k])
+				continue;
+			if (cls[k] == PPC_STALE)
+				why = "it was an older file's at this inode";
+			else if (gc && cls[k] == PPC_SCRAP)
+				why = "a format or growth that did not finish";
+			else if (gc && cls[k] == PPC_OURS)
+				why = "superseded by a grown copy";
+			qnvm_unmap(a[k]);
+			a[k] = NULL;
+			if (why) {
+				ppc_free_leftover(id->uid, name[k], why, path);
+				cls[k] = PPC_ABSENT;
+			}
+		}
+		if (pick >= 0) {
+			*addr = a[pick];
+			*len = l[pick];
+			*magic = name[pick];
+			return 0;
+		}
+		if (!first_free && cls[0] != PPC_FOREIGN &&
+		    cls[1] != PPC_FOREIGN)
+			first_free = name[0];
+	}
+	*magic = first_free;
+	return 0;
+}
+
+/*
+ * Make file @id's region with @want slots of @ps bytes at name @magic (or
+ * its other half, if scrap someone else maps holds it): zeroed by qNVRAM,
+ * built under PPC_BUILD, sealed last. Return the mapping or NULL (errno).
+ */
+static unsigned char *ppc_region_create(const struct ppc_id *id,
+					const char *path, uint32_t magic,
+					uint32_t ps, uint32_t want,
+					size_t *len, uint32_t *made)
+{
+	unsigned char *rgn = NULL;
+	uint32_t cap;
+	int k;
+
+	for (k = 0; k < 2 && !rgn; k++) {
+		*made = k ? magic | PPC_ALT_BIT : magic;
+		rgn = qnvm_alloc(id->uid, *made, ppc_layout_bytes(want, ps), 0,
+				 len);
+		if (!rgn && errno != EEXIST)
+			return NULL;
+	}
+	if (!rgn)
+		return NULL;
+	cap = ppc_fit_slots(*len, ps, want);
+	ppc_hdr_write(rgn, id, path, ppc_new_salt(), ps, cap, 1, PPC_BUILD);
+	ppc_hdr_seal(rgn);
+	return rgn;
+}
+
+/*
+ * Take the region's committed state into this process: the newest record,
+ * the newest committed copy of each page, the index. With @gc (EXCLUSIVE
+ * held) also free what a crashed or rolled back writer left (slots of
+ * transactions that never committed, older duplicates) and stack the free
+ * slots; without it the region is only read. Return 0 or -1 (no memory).
+ */
+static int ppc_view_load(struct ppc_shared *sh, const struct ppc_io *io,
+			 int gc)
+{
+	const struct ppc_rec *r;
+	struct ppc_fhdr fh;
 	uint32_t s;
 
-	ppc_region_point(sh, rgn, len, magic);
+	if (ppc_fhdr_read(io, &fh) != SQLITE_OK)
+		return -1;
+	ppc_region_point(sh, sh->rgn, sh->rgn_len, sh->magic);
+	r = ppc_newest_rec(sh->rgn);
 	if (r) {
+		sh->seq = r->seq;
 		sh->txn = r->txn;
 		sh->db_bytes = r->db_bytes;
+		sh->base_bytes = r->base_bytes;
+		sh->base_counter = r->base_counter;
+		sh->fenced = (int)r->fenced;
 	} else {
+		sh->seq = 0;
 		sh->txn = 0;
-		if (ppc_file_bytes(sh->fd, &sh->db_bytes) < 0)
-			return -1;
+		sh->fenced = 0;
 	}
+	if (!r || !r->fenced) {
+		/* the file is all there is: a fence stub is no data */
+		sh->db_bytes = fh.fenced && fh.bytes < PPC_MIN_PAGE ? 0 :
+			fh.bytes;
+		sh->base_bytes = sh->db_bytes;
+		sh->base_counter = fh.counter;
+	}
+	sh->fence_on = fh.fenced && fh.salt == sh->hdr->salt;
 	if (ppc_idx_alloc(sh, sh->cap) < 0)
 		return -1;
 	memset(sh->bucket, 0xff, sh->nbucket * sizeof(*sh->bucket));
+	memset(sh->written, 0, sh->cap);
 	sh->nfree = 0;
 	sh->ncommitted = 0;
 	sh->nwritten = 0;
@@ -1243,267 +1692,192 @@ static int ppc_region_adopt(struct ppc_shared *sh, unsigned char *rgn,
 
 		if (m->state != PPC_SLOT_USED || m->txn > sh->txn ||
 		    m->pgno == 0) {
-			if (m->state != PPC_SLOT_FREE) {
+			if (gc && m->state != PPC_SLOT_FREE) {
 				m->state = PPC_SLOT_FREE;
 				ppc_persist(m, sizeof(*m));
 			}
-			sh->freel[sh->nfree++] = s;
+			if (gc || m->state == PPC_SLOT_FREE)
+				sh->freel[sh->nfree++] = s;
 			continue;
 		}
 		old = ppc_idx_find(sh, m->pgno, 0);
 		if (old >= 0 && sh->meta[old].txn >= m->txn) {
-			m->state = PPC_SLOT_FREE;
-			ppc_persist(m, sizeof(*m));
-			sh->freel[sh->nfree++] = s;
+			if (gc) {
+				m->state = PPC_SLOT_FREE;
+				ppc_persist(m, sizeof(*m));
+				sh->freel[sh->nfree++] = s;
+			}
 			continue;
 		}
 		if (old >= 0) {
-			ppc_slot_free(sh, (uint32_t)old);
+			ppc_idx_del(sh, (uint32_t)old);
 			sh->ncommitted--;
+			if (gc) {
+				sh->meta[old].state = PPC_SLOT_FREE;
+				ppc_persist(&sh->meta[old],
+					    sizeof(sh->meta[old]));
+				sh->freel[sh->nfree++] = (uint32_t)old;
+			}
 		}
 		ppc_idx_add(sh, s);
 		sh->ncommitted++;
 	}
-	return 0;
-}
-
-/* Fill @id from @sh->path. */
-static int ppc_identity(struct ppc_shared *sh, struct ppc_id *id)
-{
-	struct statx stx;
-
-	memset(id, 0, sizeof(*id));
-	id->path = sh->path;
-	id->path_len = (uint32_t)strlen(sh->path);
-	id->path_hash = ppc_fnv64(sh->path);
-	if (statx(sh->fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &stx) < 0)
-		return -1;
-	id->ino = stx.stx_ino;
-	if (stx.stx_mask & STATX_BTIME) {
-		id->btime_sec = stx.stx_btime.tv_sec;
-		id->btime_nsec = stx.stx_btime.tv_nsec;
-	}
-	return 0;
-}
-
-static uint32_t ppc_probe_magic(uint32_t h, int i)
-{
-	return ((h + (uint32_t)i - 1U) % 0x7fffffffU) + 1U;
-}
-
-/*
- * Find this database's region, or make one. Return 0, or an errno value:
- * ENODEV/EACCES (no qNVRAM), ENOSPC/EDQUOT (no room), ENOMEM, ...
- */
-static int ppc_region_attach(struct ppc_shared *sh, uint32_t max_pages,
-			     int drop_ours)
-{
-	struct ppc_id id;
-	uint32_t h, first_free = 0;
-	int i, k, have_free = 0;
-
-	if (ppc_identity(sh, &id) < 0)
-		return errno ? errno : EIO;
-	sh->uid = geteuid();
-	h = ppc_fnv32(sh->path) & 0x7fffffffU;
-	for (i = 0; i < PPC_PROBES; i++) {
-		uint32_t name[2];
-		unsigned char *addr[2] = { NULL, NULL };
-		size_t len[2] = { 0, 0 };
-		enum ppc_class cls[2];
-		int pick = -1;
-
-		name[0] = ppc_probe_magic(h, i);
-		name[1] = name[0] | PPC_ALT_BIT;
-		for (k = 0; k < 2; k++) {
-			addr[k] = qnvm_retrieve(sh->uid, name[k], &len[k]);
-			if (!addr[k] && errno != ENOENT) {
-				int err = errno;
-
-				if (k)
-					qnvm_unmap(addr[0]);
-				return err;
-			}
-			cls[k] = addr[k] ? ppc_classify(addr[k], len[k], &id) :
-				PPC_ABSENT;
-			if (cls[k] == PPC_OURS && drop_ours)
-				cls[k] = PPC_STALE;
-			if (cls[k] == PPC_STALE)
-				sqlite3_log(SQLITE_NOTICE,
-					    "ppcache: region %08x was for an "
-					    "older file at %s: dropped",
-					    name[k], sh->path);
-			if (cls[k] == PPC_STALE || cls[k] == PPC_TORN ||
-			    cls[k] == PPC_BLANK) {
-				/* EBUSY: someone still maps it; leave it be */
-				if (qnvm_free(sh->uid, name[k]) == 0)
-					cls[k] = PPC_ABSENT;
-				else
-					cls[k] = PPC_FOREIGN;
-				addr[k] = NULL;
-			}
-		}
-		if (cls[0] == PPC_OURS && cls[1] == PPC_OURS)
-			pick = ((struct ppc_hdr *)addr[1])->epoch >
-			       ((struct ppc_hdr *)addr[0])->epoch;
-		else if (cls[0] == PPC_OURS)
-			pick = 0;
-		else if (cls[1] == PPC_OURS)
-			pick = 1;
-		if (pick >= 0) {
-			if (cls[!pick] == PPC_OURS) {
-				/* a growth that did not finish its free */
-				qnvm_free(sh->uid, name[!pick]);
-			} else if (addr[!pick]) {
-				qnvm_unmap(addr[!pick]);
-			}
-			if (ppc_region_adopt(sh, addr[pick], len[pick],
-					     name[pick]) < 0) {
-				qnvm_unmap(addr[pick]);
-				sh->rgn = NULL;
-				return ENOMEM;
-			}
-			if (max_pages > sh->max_pages)
-				sh->max_pages = max_pages;
-			return 0;
-		}
-		for (k = 0; k < 2; k++)
-			if (addr[k])
-				qnvm_unmap(addr[k]);
-		if (!have_free && cls[0] == PPC_ABSENT && cls[1] == PPC_ABSENT) {
-			have_free = 1;
-			first_free = name[0];
-		}
-	}
-	if (!have_free) {
-		sqlite3_log(SQLITE_CANTOPEN,
-			    "ppcache: %s: qNVRAM names %08x..+%d are all taken "
-			    "by other regions", sh->path,
-			    ppc_probe_magic(h, 0), PPC_PROBES);
-		return ENOSPC;
-	}
-	{
-		uint32_t ps = ppc_guess_page_size(sh->fd);
-		uint32_t want = max_pages < PPC_INITIAL_SLOTS ? max_pages :
-			PPC_INITIAL_SLOTS;
-		size_t len = 0;
-		unsigned char *rgn;
-
-		rgn = qnvm_alloc(sh->uid, first_free,
-				 ppc_layout_bytes(want, ps), 0, &len);
-		if (!rgn)
-			return errno;
-		ppc_format(rgn, len, &id, ps, want, 1, 0);
-		sh->max_pages = max_pages;
-		if (ppc_region_adopt(sh, rgn, len, first_free) < 0) {
-			qnvm_free(sh->uid, first_free);
-			sh->rgn = NULL;
-			return ENOMEM;
-		}
-	}
+	sh->gen_seen = __atomic_load_n(&sh->live->gen, __ATOMIC_ACQUIRE);
+	sh->gc_ok = gc;
 	return 0;
 }
 
 /*
- * Free region @name if it is a leftover of this database (an older copy,
- * a torn or blank format); never another database's. Return 0 if freed.
+ * Check that the file is the one the region's committed pages belong on:
+ * while the region holds changes the file must carry this region's fence
+ * (so nobody but ppcache wrote it) at a change counter between the last
+ * sync's and the committed one's; a file with another region's fence, or
+ * with a fence and no region, belongs elsewhere. Return SQLITE_OK, or
+ * SQLITE_CANTOPEN after a log line that names the file and the reason.
  */
-static int ppc_free_if_ours(struct ppc_shared *sh, uint32_t name)
+static int ppc_check_file(struct ppc_shared *sh, const struct ppc_io *io)
 {
-	struct ppc_id id;
-	enum ppc_class cls;
-	unsigned char *addr;
-	size_t len = 0;
+	struct ppc_fhdr fh;
+	const char *why = NULL;
+	char detail[160] = "";
+	uint32_t hi;
+	int rc;
 
-	ppc_hdr_id(sh->hdr, &id);
-	id.path = sh->path;
-	addr = qnvm_retrieve(sh->uid, name, &len);
-	if (!addr)
-		return -1;
-	cls = ppc_classify(addr, len, &id);
-	if (cls == PPC_FOREIGN) {
-		qnvm_unmap(addr);
-		errno = EEXIST;
-		return -1;
+	rc = ppc_fhdr_read(io, &fh);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (!sh->rgn) {
+		if (fh.fenced)
+			why = "its newest transactions are in a qNVRAM region "
+			      "that is not there (the pool was lost, or this "
+			      "is a copy or a move of the file, or it belongs "
+			      "to another uid)";
+	} else if (ppc_holds_changes(sh)) {
+		hi = ppc_committed_counter(sh);
+		if (!fh.fenced) {
+			why = "the file lost its fence: a program other than "
+			      "ppcache wrote it while its newest transactions "
+			      "were in qNVRAM";
+		} else if (fh.salt != sh->hdr->salt) {
+			why = "the file carries the fence of another qNVRAM "
+			      "region (a copy of another database?)";
+		} else if (!ppc_serial_le(sh->base_counter, fh.counter) ||
+			   !ppc_serial_le(fh.counter, hi)) {
+			why = "the file is not in the state the region was "
+			      "made for (restored from a copy?)";
+			snprintf(detail, sizeof(detail), ": change counter "
+				 "%u, expected %u..%u", fh.counter,
+				 sh->base_counter, hi);
+		}
+	} else if (fh.fenced && fh.salt != sh->hdr->salt) {
+		why = "the file carries the fence of another qNVRAM region";
 	}
-	return qnvm_free(sh->uid, name);
+	if (!why)
+		return SQLITE_OK;
+	sqlite3_log(SQLITE_CANTOPEN, "ppcache: refusing %s: %s%s; file and "
+		    "region are left as they are (see `ppcache show`)",
+		    sh->path, why, detail);
+	return SQLITE_CANTOPEN;
 }
 
 /*
- * Double the region (up to max_pages) into its other name: copy, persist,
- * then write the header with a higher epoch, switch, free the old one.
- * Called with mu held.
+ * Move the region into its other name with @newcap slots of @newps bytes:
+ * build it under PPC_BUILD, copy (the slots too when the page size stays;
+ * a new page size needs an empty region), persist, seal, mark the old one
+ * moved, switch, free the old one (another process that still maps it
+ * frees it when it sees "moved"). A crash at any point leaves the old
+ * region valid beside a scrap or superseded copy that the next writer
+ * frees. mu held, EXCLUSIVE.
  */
-static int ppc_grow_locked(struct ppc_shared *sh)
+static int ppc_rebuild_locked(struct ppc_shared *sh, uint32_t newcap,
+			      uint32_t newps)
 {
-	uint32_t newcap = sh->cap * 2 > sh->max_pages ? sh->max_pages :
-		sh->cap * 2;
 	uint32_t newmagic = sh->magic ^ PPC_ALT_BIT, oldmagic = sh->magic;
 	uint32_t oldcap = sh->cap;
 	unsigned char *rgn, *old = sh->rgn;
-	size_t len = 0, meta_off = PPC_HDR_BYTES, data_off;
+	size_t len = 0, need = ppc_layout_bytes(newcap, newps);
 	struct ppc_id id;
 	struct ppc_hdr *oh = sh->hdr;
+	char path[PPC_PATH_BYTES];
 
-	if (newcap <= sh->cap)
-		return SQLITE_FULL;
-	rgn = qnvm_alloc(sh->uid, newmagic, ppc_layout_bytes(newcap, sh->ps),
-			 0, &len);
-	if (!rgn && errno == EEXIST && ppc_free_if_ours(sh, newmagic) == 0)
-		rgn = qnvm_alloc(sh->uid, newmagic,
-				 ppc_layout_bytes(newcap, sh->ps), 0, &len);
+	rgn = qnvm_alloc(sh->uid, newmagic, need, 0, &len);
+	if (!rgn && errno == EEXIST) {
+		/* scrap of an earlier growth that did not finish */
+		ppc_free_leftover(sh->uid, newmagic, "a growth that did not "
+				  "finish", sh->path);
+		rgn = qnvm_alloc(sh->uid, newmagic, need, 0, &len);
+	}
 	if (!rgn) {
-		sqlite3_log(SQLITE_FULL,
-			    "ppcache: %s: cannot grow the qNVRAM region to %u "
-			    "pages: %s", sh->path, newcap, strerror(errno));
+		sqlite3_log(SQLITE_FULL, "ppcache: %s: cannot grow the qNVRAM "
+			    "region to %u pages of %u bytes: %s", sh->path,
+			    newcap, newps, strerror(errno));
 		return SQLITE_FULL;
 	}
 	if (ppc_idx_alloc(sh, newcap) < 0) {
 		qnvm_free(sh->uid, newmagic);
 		return SQLITE_NOMEM;
 	}
-	data_off = PPC_HDR_BYTES + ppc_meta_bytes(newcap);
+	ppc_hdr_id(oh, &id);
+	memcpy(path, oh->path, sizeof(path));
+	path[sizeof(path) - 1] = 0;
+	ppc_hdr_write(rgn, &id, path, oh->salt, newps, newcap, oh->epoch + 1,
+		      PPC_BUILD);
 	memcpy(rgn + PPC_REC_OFF, old + PPC_REC_OFF,
 	       PPC_HDR_BYTES - PPC_REC_OFF);
-	memcpy(rgn + meta_off, sh->meta, (size_t)oldcap * sizeof(*sh->meta));
-	memcpy(rgn + data_off, sh->data, (size_t)oldcap * sh->ps);
-	ppc_persist(rgn, len);
+	if (newps == sh->ps) {
+		memcpy(rgn + PPC_HDR_BYTES, sh->meta,
+		       (size_t)oldcap * sizeof(*sh->meta));
+		memcpy(rgn + PPC_HDR_BYTES + ppc_meta_bytes(newcap), sh->data,
+		       (size_t)oldcap * sh->ps);
+	}
+	ppc_persist(rgn + PPC_REC_OFF, len - PPC_REC_OFF);
+	ppc_hdr_seal(rgn);
 
-	ppc_hdr_id(oh, &id);
-	ppc_hdr_write(rgn, &id, sh->ps, newcap, oh->epoch + 1);
-
+	__atomic_store_n(&sh->live->moved, 1, __ATOMIC_RELEASE);
+	ppc_gen_bump(sh);
 	ppc_region_point(sh, rgn, len, newmagic);
 	ppc_idx_rebuild(sh);
-	sh->st->growths++;
+	if (newps == sh->ps)
+		sh->st->growths++;
 	ppc_stats_persist(sh);
-	if (qnvm_free(sh->uid, oldmagic) < 0) {
-		sqlite3_log(SQLITE_WARNING, "ppcache: %s: old region %08x not "
-			    "freed: %s", sh->path, oldmagic, strerror(errno));
+	ppc_gen_bump(sh);
+	if (qnvm_free(sh->uid, oldmagic) < 0)
 		qnvm_unmap(old);
-	}
 	return SQLITE_OK;
+}
+
+/* Double the region, up to max_pages. mu held, EXCLUSIVE. */
+static int ppc_grow_locked(struct ppc_shared *sh)
+{
+	uint32_t newcap = sh->cap * 2 > sh->max_pages ? sh->max_pages :
+		sh->cap * 2;
+
+	if (newcap <= sh->cap)
+		return SQLITE_FULL;
+	return ppc_rebuild_locked(sh, newcap, sh->ps);
 }
 
 /*
  * Make a free slot for a pending page: flush committed pages or grow the
- * region, as the threshold prefers. Called with mu held.
+ * region, as the threshold prefers. mu held, EXCLUSIVE.
  */
 static int ppc_make_room(struct ppc_shared *sh, const struct ppc_file *p)
 {
+	struct ppc_io io = { ORIGFILE(p), -1 };
 	int grow_first = sh->cap < sh->max_pages &&
 		(p->threshold < 0 || sh->ncommitted <= (uint32_t)p->threshold);
 	int rc;
 
 	if (sh->nwritten) {
-		/* written already: one fdatasync frees them */
-		rc = ppc_flush_locked(sh, NULL);
+		/* written already: one sync frees them */
+		rc = ppc_flush_locked(sh, &io, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 		if (sh->nfree)
 			return SQLITE_OK;
 	}
 	if (!grow_first && sh->ncommitted) {
-		rc = ppc_flush_locked(sh, NULL);
+		rc = ppc_flush_locked(sh, &io, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 		if (sh->nfree)
@@ -1511,104 +1885,250 @@ static int ppc_make_room(struct ppc_shared *sh, const struct ppc_file *p)
 	}
 	if (sh->cap < sh->max_pages) {
 		rc = ppc_grow_locked(sh);
-		if (rc == SQLITE_OK || !sh->ncommitted)
-			goto out;
+		if (rc == SQLITE_OK)
+			return rc;
+		if (!sh->ncommitted)
+			return rc;	/* ppc_grow_locked() said why */
 	}
 	if (sh->ncommitted) {
-		rc = ppc_flush_locked(sh, NULL);
+		rc = ppc_flush_locked(sh, &io, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 		if (sh->nfree)
 			return SQLITE_OK;
 	}
-	rc = SQLITE_FULL;
-out:
-	if (rc == SQLITE_FULL)
-		sqlite3_log(SQLITE_FULL,
-			    "ppcache: %s: a transaction needs more than %u "
-			    "pages of qNVRAM; raise the URI parameter "
-			    "max_pages", sh->path, sh->max_pages);
-	return rc;
+	sqlite3_log(SQLITE_FULL, "ppcache: %s: a transaction needs more than "
+		    "%u pages of qNVRAM; raise the URI parameter max_pages",
+		    sh->path, sh->max_pages);
+	return SQLITE_FULL;
 }
 
-/* Reformat an empty region for SQLite's page size @ps. mu held. */
+/* Re-lay an empty region out for SQLite's page size @ps. mu, EXCLUSIVE. */
 static void ppc_reformat_locked(struct ppc_shared *sh, uint32_t ps)
 {
-	struct ppc_id id;
-	char saved[PPC_PATH_BYTES];
-	uint32_t want = ppc_fit_slots(sh->rgn_len, ps, sh->max_pages);
-	uint64_t epoch = sh->hdr->epoch;
+	uint32_t want = sh->max_pages < PPC_INITIAL_SLOTS ? sh->max_pages :
+		PPC_INITIAL_SLOTS;
 
-	if (want < PPC_MIN_SLOTS || ppc_idx_alloc(sh, want) < 0)
-		return;
-	ppc_hdr_id(sh->hdr, &id);
-	memcpy(saved, sh->hdr->path, sizeof(saved));
-	id.path = saved;
-	ppc_format(sh->rgn, sh->rgn_len, &id, ps, want, epoch, 1);
-	ppc_region_point(sh, sh->rgn, sh->rgn_len, sh->magic);
-	ppc_idx_rebuild(sh);
+	if (ppc_rebuild_locked(sh, want, ps) != SQLITE_OK)
+		sqlite3_log(SQLITE_WARNING, "ppcache: %s: region keeps %u-byte "
+			    "slots for %u-byte pages", sh->path, sh->ps, ps);
 }
 
-/* Non-zero if @name-journal exists (left by stock SQLite, say). */
-static int ppc_journal_on_disk(const char *name)
-{
-	char *j = sqlite3_mprintf("%s-journal", name);
-	int r;
+/* --- The view of the region: load, check, begin a write ----------------- */
 
-	if (!j)
-		return 1;
-	r = access(j, F_OK) == 0 || errno != ENOENT;
-	sqlite3_free(j);
-	return r;
+/*
+ * Bring this process's view up to date with the region, under a SHARED (or
+ * stronger) lock on the file: find the region if there is none yet (another
+ * process may have made one), follow a growth, re-read it if another
+ * process changed it, and check the file against it the first time and
+ * after every change. A refusal sticks to the entry. mu held.
+ */
+static int ppc_view_sync(struct ppc_shared *sh, struct ppc_file *p)
+{
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	int rc, reload = 0, err;
+
+	if (sh->fallback)
+		return SQLITE_OK;
+	if (sh->refused)
+		return sh->refused;
+	if (sh->rgn && __atomic_load_n(&sh->live->moved, __ATOMIC_ACQUIRE)) {
+		uint32_t old = sh->magic;
+
+		qnvm_unmap(sh->rgn);
+		ppc_region_forget(sh);
+		ppc_free_leftover(sh->uid, old, "superseded by a grown copy",
+				  sh->path);
+	}
+	if (!sh->rgn) {
+		unsigned char *addr;
+		size_t len;
+		uint32_t magic;
+
+		err = ppc_region_find(&sh->id, sh->path, 0, &addr, &len,
+				      &magic);
+		if (err) {
+			sqlite3_log(SQLITE_IOERR, "ppcache: %s: qNVRAM: %s",
+				    sh->path, strerror(err));
+			return SQLITE_IOERR;
+		}
+		if (addr) {
+			ppc_region_point(sh, addr, len, magic);
+			sh->magic = magic;
+			reload = 1;
+		}
+	}
+	if (sh->rgn && (reload || !sh->checked ||
+			__atomic_load_n(&sh->live->gen, __ATOMIC_ACQUIRE) !=
+			sh->gen_seen)) {
+		if (ppc_view_load(sh, &io, 0) < 0)
+			return SQLITE_NOMEM;
+		reload = 1;
+	}
+	if (!sh->rgn) {
+		/* no region: the file is the database; it may have changed */
+		rc = ppc_io_size(&io, &sh->db_bytes);
+		if (rc != SQLITE_OK)
+			return rc;
+		sh->base_bytes = sh->db_bytes;
+	}
+	if (!sh->checked || reload || !sh->rgn) {
+		rc = ppc_check_file(sh, &io);
+		if (rc != SQLITE_OK) {
+			sh->refused = rc;
+			return rc;
+		}
+		if (!sh->checked && ppc_holds_changes(sh)) {
+			sh->st->recoveries++;
+			ppc_stats_persist(sh);
+			sqlite3_log(SQLITE_NOTICE_RECOVER_ROLLBACK,
+				    "ppcache: %s: %u committed pages in qNVRAM "
+				    "that the file lacks (txn %llu)", sh->path,
+				    sh->ncommitted,
+				    (unsigned long long)sh->txn);
+		}
+		sh->checked = 1;
+	}
+	return SQLITE_OK;
 }
 
-/* Non-zero if the file's header says WAL (format bytes 18 and 19 are 2). */
-static int ppc_is_wal_format(int fd)
+/* The page size to start with: the file's, or SQLite's default. */
+static uint32_t ppc_guess_page_size(const struct ppc_io *io)
 {
-	unsigned char h[20];
-	size_t got;
+	unsigned char h[PPC_FH_BYTES];
+	uint32_t ps;
 
-	return ppc_pread_full(fd, h, sizeof(h), 0, &got) == 0 &&
-	       got == sizeof(h) && !memcmp(h, "SQLite format 3", 16) &&
-	       (h[18] == 2 || h[19] == 2);
-}
-
-/* Non-zero if @name-wal holds frames: a WAL that needs SQLite's recovery. */
-static int ppc_wal_has_frames(const char *name)
-{
-	char *w = sqlite3_mprintf("%s-wal", name);
-	struct stat st;
-	int r;
-
-	if (!w)
-		return 1;
-	r = stat(w, &st) == 0 && st.st_size > 0;
-	sqlite3_free(w);
-	return r;
+	if (ppc_io_read(io, h, sizeof(h), 0) != SQLITE_OK ||
+	    memcmp(h, "SQLite format 3", 16) != 0)
+		return PPC_DEFAULT_PAGE;
+	ps = (uint32_t)h[16] << 8 | h[17];
+	if (ps == 1)
+		ps = 65536;
+	return ppc_valid_page_size(ps) ? ps : PPC_DEFAULT_PAGE;
 }
 
 /*
- * Turn a cleanly closed WAL-format file back into a rollback-journal one,
- * as PRAGMA journal_mode=DELETE would. Only with the flock held.
+ * Make this file's region: the first write transaction of a database that
+ * has none. Under EXCLUSIVE nobody else can be making it. mu held.
  */
-static int ppc_unwal(int fd)
+static int ppc_region_make(struct ppc_shared *sh, struct ppc_file *p,
+			   uint32_t ps)
 {
-	static const unsigned char v1[2] = { 1, 1 };
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	unsigned char *addr;
+	size_t len = 0;
+	uint32_t magic, made, want;
+	int err;
 
-	if (ppc_pwrite_full(fd, v1, sizeof(v1), 18) < 0 || fdatasync(fd) < 0)
+	err = ppc_region_find(&sh->id, sh->path, 1, &addr, &len, &magic);
+	if (err)
+		goto fail;
+	if (!addr) {
+		if (!magic) {
+			sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s: the qNVRAM "
+				    "names of this file are all taken by other "
+				    "regions", sh->path);
+			return SQLITE_FULL;
+		}
+		if (!ppc_valid_page_size(ps))
+			ps = ppc_guess_page_size(&io);
+		want = sh->max_pages < PPC_INITIAL_SLOTS ? sh->max_pages :
+			PPC_INITIAL_SLOTS;
+		addr = ppc_region_create(&sh->id, sh->path, magic, ps, want,
+					 &len, &made);
+		if (!addr) {
+			err = errno;
+			goto fail;
+		}
+		magic = made;
+	}
+	ppc_region_point(sh, addr, len, magic);
+	if (ppc_view_load(sh, &io, 1) < 0)
+		return SQLITE_NOMEM;
+	return SQLITE_OK;
+fail:
+	sqlite3_log(SQLITE_FULL, "ppcache: %s: no qNVRAM region for a write: "
+		    "%s", sh->path, strerror(err));
+	return err == ENOSPC || err == EDQUOT ? SQLITE_FULL : SQLITE_IOERR_WRITE;
+}
+
+/*
+ * Start @p's write transaction if none is open: SQLite writes the database
+ * only under EXCLUSIVE, so here the region is this connection's to change.
+ * Make the region if there is none, free what an earlier writer left, run
+ * a LazyFlush that a commit deferred. mu held.
+ */
+static int ppc_txn_begin(struct ppc_shared *sh, struct ppc_file *p,
+			 uint32_t ps)
+{
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	int rc;
+
+	if (sh->owner == p)
+		return SQLITE_OK;
+	if (sh->owner || p->lock < SQLITE_LOCK_EXCLUSIVE) {
+		sqlite3_log(SQLITE_IOERR_WRITE, "ppcache: %s: a write without "
+			    "the EXCLUSIVE lock", sh->path);
+		return SQLITE_IOERR_WRITE;
+	}
+	rc = ppc_view_sync(sh, p);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (!sh->rgn) {
+		rc = ppc_region_make(sh, p, ps);
+		if (rc != SQLITE_OK)
+			return rc;
+	} else if (!sh->gc_ok) {
+		unsigned char *a;
+		size_t l;
+		uint32_t m;
+
+		/* free scrap and superseded copies beside ours */
+		if (!ppc_region_find(&sh->id, sh->path, 1, &a, &l, &m) && a)
+			qnvm_unmap(a);
+		if (ppc_view_load(sh, &io, 1) < 0)
+			return SQLITE_NOMEM;
+	}
+	ppc_gen_bump(sh);
+	if (sh->flush_due)
+		ppc_lazyflush_locked(sh, p);
+	sh->owner = p;
+	sh->pend_bytes = sh->db_bytes;
+	sh->npend = 0;
+	__atomic_add_fetch(&ppc_open_txns, 1, __ATOMIC_RELAXED);
+	return SQLITE_OK;
+}
+
+/* --- Identity and the registry of databases ----------------------------- */
+
+/* Fill @id from the O_PATH descriptor @fd of the database file. */
+static int ppc_identity(int fd, struct ppc_id *id)
+{
+	struct statx stx;
+	struct statfs sfs;
+	uint64_t fsid = 0;
+
+	memset(id, 0, sizeof(*id));
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_UID | STATX_BTIME,
+		  &stx) < 0)
 		return -1;
+	if (fstatfs(fd, &sfs) == 0)
+		memcpy(&fsid, &sfs.f_fsid, sizeof(fsid) < sizeof(sfs.f_fsid) ?
+		       sizeof(fsid) : sizeof(sfs.f_fsid));
+	if (!fsid)
+		fsid = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
+	id->fsid = fsid;
+	id->ino = stx.stx_ino;
+	id->uid = stx.stx_uid;
+	if (stx.stx_mask & STATX_BTIME) {
+		id->btime_sec = stx.stx_btime.tv_sec;
+		id->btime_nsec = stx.stx_btime.tv_nsec;
+	}
 	return 0;
 }
 
-/* --- The registry of databases ------------------------------------------ */
-
-static pthread_mutex_t ppc_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct ppc_shared *ppc_reg;
-
 static void ppc_shared_destroy(struct ppc_shared *sh)
 {
-	if (sh->fd >= 0)
-		close(sh->fd);
 	pthread_mutex_destroy(&sh->mu);
 	free(sh->bucket);
 	free(sh->chain);
@@ -1626,9 +2146,13 @@ static const char *ppc_errno_why(int err)
 {
 	switch (err) {
 	case ENODEV:
-		return "no /dev/qnvram (qnvram.ko not loaded?)";
+		return "no /dev/qnvram: load qnvram.ko (modprobe qnvram, see "
+		       "docs/qnvram.md)";
 	case EACCES:
 		return "/dev/qnvram is not writable by this user";
+	case EPERM:
+		return "the file's owner is another uid, and its qNVRAM "
+		       "regions are that uid's (open it as the owner or root)";
 	case ENOSPC:
 		return "the qNVRAM pool has no room";
 	case EDQUOT:
@@ -1638,186 +2162,285 @@ static const char *ppc_errno_why(int err)
 	}
 }
 
-/* Replay committed pages left by a crash. Called with mu held. */
-static void ppc_recover_locked(struct ppc_shared *sh)
+/* Is qNVRAM there for this user? 0, or ENODEV / EACCES. */
+static int ppc_qnvram_probe(void)
 {
-	uint32_t had = sh->ncommitted, n = 0;
+	size_t len;
+	void *a = qnvm_retrieve(geteuid(), PPC_PROBE_MAGIC, &len);
+
+	if (a) {
+		qnvm_unmap(a);
+		return 0;
+	}
+	return errno == ENODEV || errno == EACCES ? errno : 0;
+}
+
+/* Lower-file locks taken by ppcache itself, stepping up from @from. */
+static int ppc_lock_up(sqlite3_file *lf, int from, int to)
+{
+	static const int steps[] = { SQLITE_LOCK_SHARED, SQLITE_LOCK_RESERVED,
+				     SQLITE_LOCK_EXCLUSIVE };
+	size_t i;
 	int rc;
 
-	if (!had) {
-		uint64_t fbytes;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (steps[i] <= from || steps[i] > to)
+			continue;
+		rc = lf->pMethods->xLock(lf, steps[i]);
+		if (rc != SQLITE_OK) {
+			lf->pMethods->xUnlock(lf, from);
+			return rc;
+		}
+	}
+	return SQLITE_OK;
+}
 
-		if (ppc_file_bytes(sh->fd, &fbytes) == 0 &&
-		    fbytes == sh->db_bytes)
-			return;
-	}
-	rc = ppc_flush_locked(sh, &n);
-	if (rc != SQLITE_OK) {
-		sqlite3_log(rc, "ppcache: %s: recovery could not write the "
-			    "file; the %u committed pages stay in qNVRAM",
-			    sh->path, had);
-		return;
-	}
-	if (had) {
-		sh->st->recoveries++;
-		ppc_stats_persist(sh);
-		sqlite3_log(SQLITE_NOTICE_RECOVER_ROLLBACK,
-			    "ppcache: %s: recovered %u committed pages",
-			    sh->path, n);
-	}
+/* Non-zero if the file's header says WAL (format bytes 18 and 19 are 2). */
+static int ppc_is_wal_format(const struct ppc_io *io)
+{
+	unsigned char h[20];
+
+	return ppc_io_read(io, h, sizeof(h), 0) == SQLITE_OK &&
+	       !memcmp(h, "SQLite format 3", 16) && (h[18] == 2 || h[19] == 2);
+}
+
+/* Non-zero if @name-wal holds frames: a WAL that needs SQLite's recovery. */
+static int ppc_wal_has_frames(const char *name)
+{
+	char *w = sqlite3_mprintf("%s-wal", name);
+	struct stat st;
+	int r;
+
+	if (!w)
+		return 1;
+	r = stat(w, &st) == 0 && st.st_size > 0;
+	sqlite3_free(w);
+	return r;
 }
 
 /*
- * Get the shared entry of database @zName (already opened by the lower
- * VFS), creating it, its region and its flock if this process has none.
+ * A file left in WAL format (by a fallback=wal session, or stock SQLite):
+ * turn it back into rollback format as PRAGMA journal_mode=DELETE would,
+ * if no process has it open (EXCLUSIVE can be had: every WAL connection
+ * holds SHARED) and its -wal holds no frames. Else SQLITE_CANTOPEN.
  */
-static int ppc_shared_get(const char *zName, const struct ppc_opts *o,
-			  struct ppc_shared **out)
+static int ppc_unwal(struct ppc_shared *sh, struct ppc_file *p)
+{
+	static const unsigned char v1[2] = { 1, 1 };
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	int rc;
+
+	rc = ppc_lock_up(io.lf, SQLITE_LOCK_NONE, SQLITE_LOCK_EXCLUSIVE);
+	if (rc != SQLITE_OK) {
+		sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is in WAL mode and "
+			    "open in another process", sh->path);
+		return SQLITE_CANTOPEN;
+	}
+	if (ppc_wal_has_frames(sh->name)) {
+		sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is in WAL mode and its "
+			    "-wal file has frames; open it once with "
+			    "fallback=wal (or plain SQLite) to checkpoint it",
+			    sh->path);
+		rc = SQLITE_CANTOPEN;
+	} else {
+		rc = ppc_io_write(&io, v1, sizeof(v1), 18);
+		if (rc == SQLITE_OK)
+			rc = ppc_io_sync(&io, 0);
+	}
+	io.lf->pMethods->xUnlock(io.lf, SQLITE_LOCK_NONE);
+	return rc;
+}
+
+static void ppc_shared_put(struct ppc_shared *sh);
+
+/* This process's entry for file (@dev, @ino), with a reference; reg held. */
+static struct ppc_shared *ppc_reg_lookup(dev_t dev, ino_t ino)
 {
 	struct ppc_shared *sh;
-	struct stat st;
-	int err, rc = SQLITE_OK, drop_ours = 0;
 
-	if (stat(zName, &st) < 0)
-		return SQLITE_CANTOPEN;
-	pthread_mutex_lock(&ppc_reg_mu);
 	for (sh = ppc_reg; sh; sh = sh->next) {
-		if (sh->dev != st.st_dev || sh->ino != st.st_ino)
-			continue;
-		if (sh->fallback && !o->fallback) {
-			sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is open in "
-				    "fallback=wal mode in this process; open "
-				    "it with fallback=wal too", sh->path);
-			rc = SQLITE_CANTOPEN;
-		} else {
+		if (sh->dev == dev && sh->ino == ino && sh->pid == getpid()) {
 			sh->nref++;
-			pthread_mutex_lock(&sh->mu);
-			if (o->max_pages > sh->max_pages)
-				sh->max_pages = o->max_pages;
-			pthread_mutex_unlock(&sh->mu);
-			*out = sh;
+			sh->nconn++;
+			return sh;
 		}
-		pthread_mutex_unlock(&ppc_reg_mu);
+	}
+	return NULL;
+}
+
+/* Join entry @sh (found with a reference) as a connection with @o. */
+static int ppc_shared_join(struct ppc_shared *sh, const struct ppc_opts *o)
+{
+	if (sh->fallback && !o->fallback) {
+		sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is open in fallback=wal "
+			    "mode in this process; open it with fallback=wal "
+			    "too", sh->path);
+		return SQLITE_CANTOPEN;
+	}
+	pthread_mutex_lock(&sh->mu);
+	if (o->max_pages > sh->max_pages)
+		sh->max_pages = o->max_pages;
+	pthread_mutex_unlock(&sh->mu);
+	return SQLITE_OK;
+}
+
+/*
+ * Get the shared entry of database @zName, opened by the lower VFS in
+ * @p's lower file, creating it if this process has none. Its region is
+ * looked up (not made: the first write makes it) and, if the lock can be
+ * had now, the file is checked against it, so a mismatch fails the open.
+ */
+static int ppc_shared_get(struct ppc_file *p, const char *zName,
+			  const struct ppc_opts *o, struct ppc_shared **out)
+{
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	struct ppc_shared *sh, *other;
+	struct stat st;
+	unsigned char *addr;
+	size_t len;
+	uint32_t magic;
+	int fd, moved = 0, err, rc = SQLITE_OK;
+
+	fd = open(zName, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return SQLITE_CANTOPEN;
+	if (fstat(fd, &st) < 0 ||
+	    io.lf->pMethods->xFileControl(io.lf, SQLITE_FCNTL_HAS_MOVED,
+					  &moved) != SQLITE_OK || moved) {
+		close(fd);
+		sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s was replaced while "
+			    "it was being opened", zName);
+		return SQLITE_CANTOPEN;
+	}
+	pthread_mutex_lock(&ppc_reg_mu);
+	sh = ppc_reg_lookup(st.st_dev, st.st_ino);
+	pthread_mutex_unlock(&ppc_reg_mu);
+	if (sh) {
+		close(fd);
+		*out = sh;
+		rc = ppc_shared_join(sh, o);
+		if (rc != SQLITE_OK) {
+			pthread_mutex_lock(&ppc_reg_mu);
+			sh->nconn--;
+			pthread_mutex_unlock(&ppc_reg_mu);
+			ppc_shared_put(sh);
+		}
 		return rc;
 	}
 
+	/* a new entry, published only once it is checked */
 	sh = calloc(1, sizeof(*sh));
 	if (!sh) {
-		pthread_mutex_unlock(&ppc_reg_mu);
+		close(fd);
 		return SQLITE_NOMEM;
 	}
-	sh->fd = -1;
 	sh->pid = getpid();
 	pthread_mutex_init(&sh->mu, NULL);
 	sh->dev = st.st_dev;
 	sh->ino = st.st_ino;
 	sh->nref = 1;
+	sh->nconn = 1;
+	sh->readonly = o->readonly;
+	sh->max_pages = o->max_pages;
 	sh->path = realpath(zName, NULL);
+	if (!sh->path)
+		sh->path = strdup(zName);
 	sh->name = strdup(zName);
-	if (!sh->path || !sh->name) {
+	if (!sh->path || !sh->name || ppc_identity(fd, &sh->id) < 0) {
+		close(fd);
 		rc = SQLITE_CANTOPEN;
 		goto err;
 	}
-	sh->fd = open(sh->path, O_RDWR | O_CLOEXEC);
-	if (sh->fd < 0 && (errno == EACCES || errno == EROFS))
-		sh->fd = open(sh->path, O_RDONLY | O_CLOEXEC);
-	if (sh->fd < 0) {
-		rc = SQLITE_CANTOPEN;
-		goto err;
-	}
-	if (flock(sh->fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EWOULDBLOCK && o->fallback &&
-		    flock(sh->fd, LOCK_SH | LOCK_NB) == 0) {
-			/* another process uses it through fallback=wal */
+	close(fd);	/* O_PATH: closing it drops none of our POSIX locks */
+	sh->uid = sh->id.uid;
+
+	if (ppc_is_wal_format(&io)) {
+		if (o->fallback && ppc_wal_has_frames(sh->name)) {
 			sh->fallback = 1;
-			goto done;
+			goto publish;
 		}
-		sqlite3_log(SQLITE_BUSY, "ppcache: %s is open in another "
-			    "process", sh->path);
-		rc = SQLITE_BUSY;
-		goto err;
-	}
-	if (ppc_is_wal_format(sh->fd)) {
-		/*
-		 * Left by a fallback=wal session (or stock SQLite in WAL
-		 * mode). A region from before it is older than the file.
-		 */
-		if (ppc_wal_has_frames(sh->name)) {
-			if (o->fallback) {
-				flock(sh->fd, LOCK_SH | LOCK_NB);
-				sh->fallback = 1;
-				goto done;
-			}
-			sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is in WAL "
-				    "mode and its -wal file has frames; open "
-				    "it once with fallback=wal (or plain "
-				    "SQLite) to checkpoint it", sh->path);
-			rc = SQLITE_CANTOPEN;
+		rc = ppc_unwal(sh, p);
+		if (rc != SQLITE_OK)
 			goto err;
-		}
-		if (ppc_unwal(sh->fd) < 0) {
-			rc = SQLITE_IOERR_WRITE;
-			goto err;
-		}
-		drop_ours = 1;
 	}
-	err = ppc_region_attach(sh, o->max_pages, drop_ours);
+	err = ppc_region_find(&sh->id, sh->path, 0, &addr, &len, &magic);
 	if (err) {
 		if (o->fallback) {
 			sqlite3_log(SQLITE_NOTICE, "ppcache: %s: no qNVRAM "
 				    "region (%s): fallback=wal", sh->path,
 				    ppc_errno_why(err));
-			flock(sh->fd, LOCK_SH | LOCK_NB);
 			sh->fallback = 1;
-			goto done;
+			goto publish;
 		}
-		sqlite3_log(SQLITE_CANTOPEN, "ppcache: cannot open %s: no "
-			    "qNVRAM region: %s (add fallback=wal to the URI to "
-			    "open it without one)", sh->path,
-			    ppc_errno_why(err));
+		sqlite3_log(SQLITE_CANTOPEN, "ppcache: cannot open %s: %s (add "
+			    "fallback=wal to the URI to open it without "
+			    "qNVRAM)", sh->path, ppc_errno_why(err));
 		rc = SQLITE_CANTOPEN;
 		goto err;
 	}
-	pthread_mutex_lock(&sh->mu);
-	ppc_recover_locked(sh);
-	pthread_mutex_unlock(&sh->mu);
-done:
-	sh->disk_journal = ppc_journal_on_disk(sh->name);
-	sh->next = ppc_reg;
-	ppc_reg = sh;
-	*out = sh;
+	if (addr)
+		ppc_region_point(sh, addr, len, magic);
+	if (io.lf->pMethods->xLock(io.lf, SQLITE_LOCK_SHARED) == SQLITE_OK) {
+		pthread_mutex_lock(&sh->mu);
+		rc = ppc_view_sync(sh, p);
+		pthread_mutex_unlock(&sh->mu);
+		io.lf->pMethods->xUnlock(io.lf, SQLITE_LOCK_NONE);
+		if (rc != SQLITE_OK)
+			goto err;
+	}
+	/* else another process is writing: the first SHARED lock checks */
+publish:
+	pthread_mutex_lock(&ppc_reg_mu);
+	other = ppc_reg_lookup(st.st_dev, st.st_ino);
+	if (!other) {
+		sh->next = ppc_reg;
+		ppc_reg = sh;
+	}
 	pthread_mutex_unlock(&ppc_reg_mu);
+	if (other) {
+		/* another thread of this process got there first */
+		if (sh->rgn)
+			qnvm_unmap(sh->rgn);
+		ppc_region_forget(sh);
+		ppc_shared_destroy(sh);
+		*out = other;
+		rc = ppc_shared_join(other, o);
+		if (rc != SQLITE_OK) {
+			pthread_mutex_lock(&ppc_reg_mu);
+			other->nconn--;
+			pthread_mutex_unlock(&ppc_reg_mu);
+			ppc_shared_put(other);
+		}
+		return rc;
+	}
+	*out = sh;
 	return SQLITE_OK;
 err:
+	if (sh->rgn)
+		qnvm_unmap(sh->rgn);
+	ppc_region_forget(sh);
 	ppc_shared_destroy(sh);
-	pthread_mutex_unlock(&ppc_reg_mu);
 	return rc;
 }
 
 /*
- * The entry whose database has rollback journal (or WAL file) @zName,
- * with a reference.
+ * The database whose journal (or other companion file) is @zName: its
+ * name followed by one of the suffixes SQLite gives them. A reference is
+ * taken. Returns NULL if none is open in this process.
  */
-static struct ppc_shared *ppc_shared_find_journal(const char *zName)
+static struct ppc_shared *ppc_shared_find_companion(const char *zName,
+						    const char *sfx)
 {
-	static const char *const sfx[] = { "-journal", "-wal" };
-	size_t n = strlen(zName), ns = 0, i;
+	size_t n = strlen(zName), ns = strlen(sfx);
 	struct ppc_shared *sh;
 
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		size_t l = strlen(sfx[i]);
-
-		if (n > l && strcmp(zName + n - l, sfx[i]) == 0) {
-			ns = l;
-			break;
-		}
-	}
-	if (!ns)
-		return NULL;
 	pthread_mutex_lock(&ppc_reg_mu);
 	for (sh = ppc_reg; sh; sh = sh->next) {
-		if (strlen(sh->name) == n - ns &&
-		    memcmp(sh->name, zName, n - ns) == 0) {
+		size_t l = strlen(sh->name);
+
+		if (n >= l + ns && !memcmp(sh->name, zName, l) &&
+		    !strncmp(zName + l, sfx, ns) &&
+		    (zName[l + ns] == 0 || !strcmp(sfx, "-mj"))) {
 			sh->nref++;
 			break;
 		}
@@ -1826,10 +2449,7 @@ static struct ppc_shared *ppc_shared_find_journal(const char *zName)
 	return sh;
 }
 
-/*
- * Drop a reference; the last one flushes the region into the file, frees
- * it (unless that failed) and releases the flock.
- */
+/* Drop a reference; the last one destroys the entry. */
 static void ppc_shared_put(struct ppc_shared *sh)
 {
 	struct ppc_shared **pp;
@@ -1845,29 +2465,91 @@ static void ppc_shared_put(struct ppc_shared *sh)
 			break;
 		}
 	}
-	if (sh->rgn && sh->pid != getpid()) {
-		/* a child of fork() closing its copy: the region is the
-		 * parent's; only drop this process's mapping */
-		qnvm_unmap(sh->rgn);
-		sh->rgn = NULL;
-	}
-	if (sh->rgn) {
-		pthread_mutex_lock(&sh->mu);
-		if (ppc_flush_locked(sh, NULL) == SQLITE_OK && !sh->npend &&
-		    !sh->ncommitted) {
-			if (qnvm_free(sh->uid, sh->magic) < 0)
-				qnvm_unmap(sh->rgn);
-		} else {
-			sqlite3_log(SQLITE_WARNING, "ppcache: %s: closed with "
-				    "unflushed pages; they stay in qNVRAM "
-				    "region %08x", sh->path, sh->magic);
-			qnvm_unmap(sh->rgn);
-		}
-		sh->rgn = NULL;
-		pthread_mutex_unlock(&sh->mu);
-	}
-	ppc_shared_destroy(sh);
 	pthread_mutex_unlock(&ppc_reg_mu);
+	if (sh->rgn)
+		qnvm_unmap(sh->rgn);
+	ppc_region_forget(sh);
+	ppc_shared_destroy(sh);
+}
+
+/*
+ * Ready the region for a change outside a write transaction (a flush on
+ * demand, the last close): up to date, leftovers freed (also when there is
+ * no valid region: the scrap of a format a crash cut short). EXCLUSIVE, mu.
+ */
+static int ppc_excl_prepare(struct ppc_shared *sh, struct ppc_file *p)
+{
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	unsigned char *a;
+	size_t l;
+	uint32_t m;
+	int rc = ppc_view_sync(sh, p);
+
+	if (rc != SQLITE_OK || (sh->rgn && sh->gc_ok))
+		return rc;
+	if (!ppc_region_find(&sh->id, sh->path, 1, &a, &l, &m) && a)
+		qnvm_unmap(a);
+	if (!sh->rgn)
+		return SQLITE_OK;
+	return ppc_view_load(sh, &io, 1) < 0 ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+/*
+ * The last connection of this process closes: if no other process is in
+ * (EXCLUSIVE can be had at once), flush every committed page, take the
+ * fence off and free the region, so a cleanly closed database is a plain
+ * SQLite file again. Else leave the region to the others. A child of
+ * fork() closing its copy only drops its mapping.
+ */
+static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
+{
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	static const unsigned char v1[2] = { 1, 1 };
+	static const unsigned char zero[8];
+	uint32_t name;
+	int rc, lock = p->lock;
+
+	if (sh->fallback || sh->readonly || sh->pid != getpid() ||
+	    sh->refused)
+		return;
+	if (ppc_lock_up(io.lf, lock, SQLITE_LOCK_EXCLUSIVE) != SQLITE_OK)
+		return;
+	p->lock = SQLITE_LOCK_EXCLUSIVE;
+	pthread_mutex_lock(&sh->mu);
+	rc = ppc_excl_prepare(sh, p);
+	if (rc != SQLITE_OK || !sh->rgn)
+		goto out;
+	rc = ppc_flush_locked(sh, &io, NULL);
+	if (rc != SQLITE_OK || sh->npend || sh->ncommitted) {
+		sqlite3_log(SQLITE_WARNING, "ppcache: %s: closed with unflushed "
+			    "pages; they stay in qNVRAM region %08x", sh->path,
+			    sh->magic);
+		goto out;
+	}
+	if (sh->fence_on) {
+		rc = ppc_io_write(&io, v1, sizeof(v1), PPC_FH_WRITE_VER);
+		if (rc == SQLITE_OK)
+			rc = ppc_io_write(&io, zero, sizeof(zero), PPC_FH_SALT);
+		if (rc == SQLITE_OK)
+			rc = ppc_io_sync(&io, 0);
+		if (rc != SQLITE_OK)
+			goto out;
+		sh->fence_on = 0;
+	}
+	sh->fenced = 0;
+	ppc_gen_bump(sh);
+	ppc_rec_write(sh);
+	/* qnvm_free() unmaps ours even if another process keeps it */
+	name = sh->magic;
+	ppc_region_forget(sh);
+	pthread_mutex_lock(&ppc_reg_mu);
+	if (!ppc_mapped_here(sh->uid, name))
+		qnvm_free(sh->uid, name);
+	pthread_mutex_unlock(&ppc_reg_mu);
+out:
+	pthread_mutex_unlock(&sh->mu);
+	io.lf->pMethods->xUnlock(io.lf, lock);
+	p->lock = lock;
 }
 
 /* --- Main database methods ---------------------------------------------- */
@@ -1876,11 +2558,16 @@ static int ppcClose(sqlite3_file *pFile)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 	struct ppc_shared *sh = p->sh;
-	int rc;
+	int rc, last;
 
 	pthread_mutex_lock(&sh->mu);
-	ppc_unlock_locked(sh, p, SQLITE_LOCK_NONE);
+	ppc_drop_pending(sh, p);
 	pthread_mutex_unlock(&sh->mu);
+	pthread_mutex_lock(&ppc_reg_mu);
+	last = --sh->nconn == 0;
+	pthread_mutex_unlock(&ppc_reg_mu);
+	if (last)
+		ppc_close_last(sh, p);
 	rc = ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
 	ppc_shared_put(sh);
 	return rc;
@@ -1891,6 +2578,7 @@ static int ppcRead(sqlite3_file *pFile, void *zBuf, int iAmt,
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 	struct ppc_shared *sh = p->sh;
+	struct ppc_io io = { ORIGFILE(p), -1 };
 	unsigned char *out = zBuf;
 	uint64_t pos = (uint64_t)iOfst, end = pos + (uint64_t)iAmt, lsize;
 	int mine, rc = SQLITE_OK;
@@ -1899,9 +2587,10 @@ static int ppcRead(sqlite3_file *pFile, void *zBuf, int iAmt,
 	mine = sh->owner == p;
 	lsize = mine ? sh->pend_bytes : sh->db_bytes;
 	while (pos < end) {
-		uint32_t pgno = (uint32_t)(pos / sh->ps) + 1;
-		uint64_t in = pos % sh->ps;
-		uint64_t n = sh->ps - in;
+		uint32_t ps = sh->rgn ? sh->ps : PPC_MAX_PAGE;
+		uint32_t pgno = (uint32_t)(pos / ps) + 1;
+		uint64_t in = pos % ps;
+		uint64_t n = ps - in;
 		int32_t s = -1;
 
 		if (pos >= lsize) {
@@ -1920,7 +2609,7 @@ static int ppcRead(sqlite3_file *pFile, void *zBuf, int iAmt,
 		if (s >= 0) {
 			memcpy(out, ppc_slot_data(sh, s) + in, n);
 		} else {
-			rc = ppc_read_file(sh, out, n, pos);
+			rc = ppc_read_file(sh, &io, out, n, pos);
 			if (rc != SQLITE_OK)
 				break;
 		}
@@ -1936,6 +2625,7 @@ static int ppc_write_page(struct ppc_shared *sh, struct ppc_file *p,
 			  uint32_t pgno, uint32_t in, uint32_t n,
 			  const unsigned char *src)
 {
+	struct ppc_io io = { ORIGFILE(p), -1 };
 	int32_t s = ppc_idx_find(sh, pgno, 1);
 	int rc;
 
@@ -1962,7 +2652,7 @@ static int ppc_write_page(struct ppc_shared *sh, struct ppc_file *p,
 				if (off < sh->pend_bytes) {
 					uint64_t m = sh->pend_bytes - off;
 
-					rc = ppc_read_file(sh,
+					rc = ppc_read_file(sh, &io,
 						ppc_slot_data(sh, f),
 						m < sh->ps ? m : sh->ps, off);
 					if (rc != SQLITE_OK) {
@@ -1991,11 +2681,11 @@ static int ppcWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
 	int rc;
 
 	pthread_mutex_lock(&sh->mu);
-	rc = ppc_txn_begin(sh, p);
+	rc = ppc_txn_begin(sh, p, (uint32_t)iAmt);
 	if (rc != SQLITE_OK)
 		goto out;
 	if ((uint32_t)iAmt != sh->ps && ppc_valid_page_size((uint64_t)iAmt) &&
-	    pos % (uint64_t)iAmt == 0 && !sh->ncommitted && !sh->npend)
+	    pos % (uint64_t)iAmt == 0 && !ppc_holds_changes(sh) && !sh->npend)
 		ppc_reformat_locked(sh, (uint32_t)iAmt);
 	while (pos < end) {
 		uint32_t pgno = (uint32_t)(pos / sh->ps) + 1;
@@ -2025,7 +2715,7 @@ static int ppcTruncate(sqlite3_file *pFile, sqlite3_int64 size)
 	int rc;
 
 	pthread_mutex_lock(&sh->mu);
-	rc = ppc_txn_begin(sh, p);
+	rc = ppc_txn_begin(sh, p, 0);
 	if (rc == SQLITE_OK)
 		sh->pend_bytes = (uint64_t)size;
 	pthread_mutex_unlock(&sh->mu);
@@ -2056,7 +2746,8 @@ static int ppcSync(sqlite3_file *pFile, int flags)
 	(void)flags;
 	pthread_mutex_lock(&sh->mu);
 	rc = ppc_sync_locked(sh, p);
-	sh->st->fsyncs_saved++;
+	if (sh->rgn)
+		sh->st->fsyncs_saved++;
 	pthread_mutex_unlock(&sh->mu);
 	return rc;
 }
@@ -2073,48 +2764,39 @@ static int ppcFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize)
 	return SQLITE_OK;
 }
 
+/* The lock the lower file holds now (it may grant PENDING on a BUSY). */
+static int ppc_lower_lock(struct ppc_file *p)
+{
+	int l = p->lock;
+
+	ORIGFILE(p)->pMethods->xFileControl(ORIGFILE(p), SQLITE_FCNTL_LOCKSTATE,
+					    &l);
+	return l;
+}
+
 /*
- * SQLite's lock protocol (see unixLock): any number of SHARED, one
- * RESERVED beside them, PENDING keeps new SHARED out while the writer
- * waits for the others to leave, EXCLUSIVE alone.
+ * SQLite's own locks on the lower file, so ppcache processes share a
+ * database as SQLite processes do (SQLITE_BUSY, the busy handler). On the
+ * way up to SHARED the view of the region is brought up to date: another
+ * process may have committed, flushed or grown it.
  */
 static int ppcLock(sqlite3_file *pFile, int eLock)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 	struct ppc_shared *sh = p->sh;
-	int rc = SQLITE_OK;
+	int prev = p->lock, rc;
 
+	rc = ORIGFILE(p)->pMethods->xLock(ORIGFILE(p), eLock);
+	p->lock = ppc_lower_lock(p);
+	if (rc != SQLITE_OK || prev >= SQLITE_LOCK_SHARED)
+		return rc;
 	pthread_mutex_lock(&sh->mu);
-	if (p->lock >= eLock)
-		goto out;
-	if (eLock == SQLITE_LOCK_SHARED) {
-		if (sh->writer && sh->writer->lock >= SQLITE_LOCK_PENDING) {
-			rc = SQLITE_BUSY;
-			goto out;
-		}
-		sh->nshared++;
-		p->lock = SQLITE_LOCK_SHARED;
-		goto out;
-	}
-	if (p->lock < SQLITE_LOCK_SHARED) {
-		rc = SQLITE_IOERR_LOCK;		/* SQLite never does this */
-		goto out;
-	}
-	if (sh->writer && sh->writer != p) {
-		rc = SQLITE_BUSY;
-		goto out;
-	}
-	sh->writer = p;
-	if (eLock == SQLITE_LOCK_RESERVED) {
-		p->lock = SQLITE_LOCK_RESERVED;
-	} else if (sh->nshared > 1) {
-		p->lock = SQLITE_LOCK_PENDING;
-		rc = SQLITE_BUSY;
-	} else {
-		p->lock = SQLITE_LOCK_EXCLUSIVE;
-	}
-out:
+	rc = ppc_view_sync(sh, p);
 	pthread_mutex_unlock(&sh->mu);
+	if (rc != SQLITE_OK) {
+		ORIGFILE(p)->pMethods->xUnlock(ORIGFILE(p), SQLITE_LOCK_NONE);
+		p->lock = SQLITE_LOCK_NONE;
+	}
 	return rc;
 }
 
@@ -2122,27 +2804,30 @@ static int ppcUnlock(sqlite3_file *pFile, int eLock)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 	struct ppc_shared *sh = p->sh;
+	int rc;
 
-	pthread_mutex_lock(&sh->mu);
-	ppc_unlock_locked(sh, p, eLock);
-	pthread_mutex_unlock(&sh->mu);
-	return SQLITE_OK;
+	if (eLock <= SQLITE_LOCK_SHARED) {
+		/* no COMMIT_PHASETWO came: what is pending rolled back */
+		pthread_mutex_lock(&sh->mu);
+		ppc_drop_pending(sh, p);
+		pthread_mutex_unlock(&sh->mu);
+	}
+	rc = ORIGFILE(p)->pMethods->xUnlock(ORIGFILE(p), eLock);
+	p->lock = ppc_lower_lock(p);
+	return rc;
 }
 
 static int ppcCheckReservedLock(sqlite3_file *pFile, int *pResOut)
 {
-	struct ppc_file *p = (struct ppc_file *)pFile;
-
-	pthread_mutex_lock(&p->sh->mu);
-	*pResOut = p->sh->writer != NULL;
-	pthread_mutex_unlock(&p->sh->mu);
-	return SQLITE_OK;
+	return ORIGFILE(pFile)->pMethods->xCheckReservedLock(ORIGFILE(pFile),
+							     pResOut);
 }
 
 /* The text of PRAGMA ppcache_stats. Called with mu held. */
 static char *ppc_stats_text(struct ppc_shared *sh, const struct ppc_file *p)
 {
-	const struct ppc_stats *st = sh->st;
+	static const struct ppc_stats none;
+	const struct ppc_stats *st = sh->rgn ? sh->st : &none;
 
 	return sqlite3_mprintf(
 		"commits %llu pages_written %llu pages_flushed %llu "
@@ -2150,7 +2835,7 @@ static char *ppc_stats_text(struct ppc_shared *sh, const struct ppc_file *p)
 		"region_bytes %llu capacity %u page_size %u dirty %u "
 		"pending %u growths %llu rollbacks %llu threshold %d "
 		"max_pages %u txn %llu region %08x syncs %llu written %u "
-		"writethrough %d",
+		"writethrough %d fenced %d uid %u",
 		(unsigned long long)st->commits,
 		(unsigned long long)st->pages_written,
 		(unsigned long long)st->pages_flushed,
@@ -2161,8 +2846,9 @@ static char *ppc_stats_text(struct ppc_shared *sh, const struct ppc_file *p)
 		sh->ncommitted, sh->npend,
 		(unsigned long long)st->growths,
 		(unsigned long long)st->rollbacks, p->threshold,
-		sh->max_pages, (unsigned long long)sh->txn, sh->magic,
-		(unsigned long long)st->syncs, sh->nwritten, p->writethrough);
+		sh->max_pages, (unsigned long long)sh->txn,
+		sh->rgn ? sh->magic : 0, (unsigned long long)st->syncs,
+		sh->nwritten, p->writethrough, sh->fence_on, sh->uid);
 }
 
 /* Parse a whole decimal integer in [@lo, @hi]. Return 0 or -1. */
@@ -2181,17 +2867,43 @@ static int ppc_parse_int(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* PRAGMA ppcache_flush: needs the EXCLUSIVE lock, as any change does. */
+static int ppc_pragma_flush(struct ppc_file *p, char **a)
+{
+	struct ppc_shared *sh = p->sh;
+	struct ppc_io io = { ORIGFILE(p), -1 };
+	int lock = p->lock, rc;
+	uint32_t n = 0;
+
+	rc = ppc_lock_up(io.lf, lock, SQLITE_LOCK_EXCLUSIVE);
+	if (rc != SQLITE_OK) {
+		a[0] = sqlite3_mprintf("ppcache_flush: database is locked");
+		return rc;
+	}
+	p->lock = SQLITE_LOCK_EXCLUSIVE;
+	pthread_mutex_lock(&sh->mu);
+	rc = ppc_excl_prepare(sh, p);
+	if (rc == SQLITE_OK && sh->owner)
+		rc = SQLITE_BUSY;	/* the connection's own write is open */
+	if (rc == SQLITE_OK)
+		rc = ppc_flush_locked(sh, &io, &n);
+	pthread_mutex_unlock(&sh->mu);
+	io.lf->pMethods->xUnlock(io.lf, lock);
+	p->lock = lock;
+	if (rc != SQLITE_OK) {
+		a[0] = sqlite3_mprintf("ppcache_flush failed: %s",
+				       sqlite3_errstr(rc));
+		return rc;
+	}
+	a[0] = sqlite3_mprintf("%u", n);
+	return SQLITE_OK;
+}
+
 static int ppc_pragma(struct ppc_file *p, char **a)
 {
 	struct ppc_shared *sh = p->sh;
 	const char *name = a[1], *val = a[2];
-	static const char *const modes[] = {
-		"delete", "truncate", "persist", "memory", "off",
-	};
-	uint32_t n;
 	long v;
-	int rc;
-	size_t i;
 
 	if (!sqlite3_stricmp(name, "ppcache_threshold")) {
 		if (val) {
@@ -2223,39 +2935,14 @@ static int ppc_pragma(struct ppc_file *p, char **a)
 		pthread_mutex_unlock(&sh->mu);
 		return SQLITE_OK;
 	}
-	if (!sqlite3_stricmp(name, "ppcache_flush")) {
-		pthread_mutex_lock(&sh->mu);
-		rc = ppc_flush_locked(sh, &n);
-		pthread_mutex_unlock(&sh->mu);
-		if (rc != SQLITE_OK) {
-			a[0] = sqlite3_mprintf("ppcache_flush failed: %s",
-					       sqlite3_errstr(rc));
-			return rc;
-		}
-		a[0] = sqlite3_mprintf("%u", n);
-		return SQLITE_OK;
-	}
-	if (!sqlite3_stricmp(name, "locking_mode") && val) {
-		p->excl_mode = !sqlite3_stricmp(val, "exclusive");
-		return SQLITE_NOTFOUND;
-	}
-	if (!sqlite3_stricmp(name, "journal_mode") && val) {
-		if (!sqlite3_stricmp(val, "wal")) {
-			/*
-			 * Without shared memory SQLite keeps the rollback
-			 * mode by itself, except in exclusive locking mode
-			 * (heap wal-index): answer for it there.
-			 */
-			if (!p->excl_mode)
-				return SQLITE_NOTFOUND;
-			a[0] = sqlite3_mprintf("%s", p->jmode);
-			return SQLITE_OK;
-		}
-		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-			if (!sqlite3_stricmp(val, modes[i]))
-				memcpy(p->jmode, modes[i],
-				       strlen(modes[i]) + 1);
-		return SQLITE_NOTFOUND;
+	if (!sqlite3_stricmp(name, "ppcache_flush"))
+		return ppc_pragma_flush(p, a);
+	if (!sqlite3_stricmp(name, "journal_mode") && val &&
+	    !sqlite3_stricmp(val, "wal")) {
+		a[0] = sqlite3_mprintf("ppcache: journal_mode=WAL is not "
+				       "supported: %s keeps its journal in "
+				       "qNVRAM", sh->path);
+		return SQLITE_ERROR;
 	}
 	return SQLITE_NOTFOUND;
 }
@@ -2270,8 +2957,17 @@ static int ppcFileControl(sqlite3_file *pFile, int op, void *pArg)
 	case SQLITE_FCNTL_COMMIT_PHASETWO:
 		pthread_mutex_lock(&sh->mu);
 		rc = ppc_commit_locked(sh, p);
-		if (rc == SQLITE_OK)
-			ppc_lazyflush_locked(sh, p);
+		if (rc == SQLITE_OK) {
+			/*
+			 * Another database of the same transaction may still
+			 * be committing: its commit must not wait behind this
+			 * flush's sync (a crash there would split them).
+			 */
+			if (__atomic_load_n(&ppc_open_txns, __ATOMIC_RELAXED))
+				sh->flush_due = 1;
+			else
+				ppc_lazyflush_locked(sh, p);
+		}
 		pthread_mutex_unlock(&sh->mu);
 		return rc;
 	case SQLITE_FCNTL_SYNC:
@@ -2284,18 +2980,6 @@ static int ppcFileControl(sqlite3_file *pFile, int op, void *pArg)
 		if (rc != SQLITE_NOTFOUND)
 			return rc;
 		break;
-	case SQLITE_FCNTL_LOCKSTATE:
-		*(int *)pArg = p->lock;
-		return SQLITE_OK;
-	case SQLITE_FCNTL_HAS_MOVED: {
-		/* unlinked under us? (no path walk: asked every transaction) */
-		struct stat st;
-
-		if (fstat(sh->fd, &st) < 0)
-			return SQLITE_IOERR_FSTAT;
-		*(int *)pArg = st.st_nlink == 0;
-		return SQLITE_OK;
-	}
 	case SQLITE_FCNTL_SIZE_HINT:
 	case SQLITE_FCNTL_CHUNK_SIZE:
 		/* the file is written by LazyFlush alone */
@@ -2456,7 +3140,7 @@ static int passClose(sqlite3_file *pFile)
 	int rc = ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
 
 	if (p->sh) {
-		if (p->sh->rgn) {
+		if (!p->sh->fallback) {
 			/* a hot journal of stock SQLite is done */
 			pthread_mutex_lock(&p->sh->mu);
 			p->sh->real_journals--;
@@ -2590,53 +3274,62 @@ static int passUnfetch(sqlite3_file *f, sqlite3_int64 iOfst, void *pPage)
 static int ppc_journal_is_hot(const char *path)
 {
 	unsigned char b[8];
-	size_t got = 0;
+	ssize_t got;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
-	if (ppc_pread_full(fd, b, sizeof(b), 0, &got) < 0)
-		got = 0;
+	got = pread(fd, b, sizeof(b), 0);
 	close(fd);
-	return got > 0 && !ppc_all_zero(b, got);
+	while (got > 0)
+		if (b[--got])
+			return 1;
+	return 0;
+}
+
+/* A file of the VFS kept in memory (journals), for entry @sh (may be NULL). */
+static int ppc_open_memory(struct ppc_file *p, struct ppc_shared *sh,
+			   int flags, int *pOutFlags)
+{
+	memset(p, 0, sizeof(*p));
+	p->sh = sh;
+	p->base.pMethods = &ppc_memj_io;
+	if (pOutFlags)
+		*pOutFlags = flags;
+	return SQLITE_OK;
 }
 
 /*
  * A rollback journal: in memory, unless the database is in fallback mode
- * or a hot journal of stock SQLite is on disk (rolled back for real).
+ * or a hot journal (of stock SQLite, before the file was ppcache's) is on
+ * disk: that one is rolled back for real.
  */
 static int ppc_open_journal(sqlite3_vfs *pVfs, sqlite3_filename zName,
 			    sqlite3_file *pFile, int flags, int *pOutFlags)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 	sqlite3_vfs *lower = ORIGVFS(pVfs);
-	struct ppc_shared *sh = ppc_shared_find_journal(zName);
+	struct ppc_shared *sh = ppc_shared_find_companion(zName, "-journal");
 	int rc;
 
+	if (sh && !sh->fallback && !ppc_journal_is_hot(zName))
+		return ppc_open_memory(p, sh, flags, pOutFlags);
 	memset(p, 0, sizeof(*p));
-	if ((sh && sh->fallback) ||
-	    ((!sh || sh->disk_journal) && ppc_journal_is_hot(zName))) {
-		rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
-		if (rc != SQLITE_OK) {
-			if (ORIGFILE(p)->pMethods)
-				ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
-			if (sh)
-				ppc_shared_put(sh);
-			return rc;
-		}
-		if (sh && sh->rgn) {
-			pthread_mutex_lock(&sh->mu);
-			sh->real_journals++;
-			pthread_mutex_unlock(&sh->mu);
-		}
-		p->sh = sh;
-		p->base.pMethods = &ppc_pass_io;
-		return SQLITE_OK;
+	rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
+	if (rc != SQLITE_OK) {
+		if (ORIGFILE(p)->pMethods)
+			ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
+		if (sh)
+			ppc_shared_put(sh);
+		return rc;
+	}
+	if (sh && !sh->fallback) {
+		pthread_mutex_lock(&sh->mu);
+		sh->real_journals++;
+		pthread_mutex_unlock(&sh->mu);
 	}
 	p->sh = sh;
-	p->base.pMethods = &ppc_memj_io;
-	if (pOutFlags)
-		*pOutFlags = flags;
+	p->base.pMethods = &ppc_pass_io;
 	return SQLITE_OK;
 }
 
@@ -2649,21 +3342,39 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	struct ppc_shared *sh = NULL;
 	const char *fb;
 	sqlite3_int64 v;
-	int rc;
+	int rc, err;
 
 	if ((flags & SQLITE_OPEN_MAIN_JOURNAL) && zName)
 		return ppc_open_journal(pVfs, zName, pFile, flags, pOutFlags);
+	if ((flags & SQLITE_OPEN_SUPER_JOURNAL) && zName) {
+		/*
+		 * Our databases' journals are in memory: a super-journal on
+		 * disk would tie nothing together, only cost I/O and syncs.
+		 */
+		sh = ppc_shared_find_companion(zName, "-mj");
+		if (sh && !sh->fallback && !sh->real_journals)
+			return ppc_open_memory(p, sh, flags, pOutFlags);
+		if (sh)
+			ppc_shared_put(sh);
+		return lower->xOpen(lower, zName, pFile, flags, pOutFlags);
+	}
+	if ((flags & SQLITE_OPEN_WAL) && zName) {
+		sh = ppc_shared_find_companion(zName, "-wal");
+		if (sh && !sh->fallback) {
+			sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s: WAL is not "
+				    "supported (ppcache is its own journal)",
+				    sh->path);
+			ppc_shared_put(sh);
+			return SQLITE_CANTOPEN;
+		}
+		if (sh)
+			ppc_shared_put(sh);
+		return lower->xOpen(lower, zName, pFile, flags, pOutFlags);
+	}
 	if (!(flags & SQLITE_OPEN_MAIN_DB) || !zName ||
 	    (flags & SQLITE_OPEN_DELETEONCLOSE))
 		return lower->xOpen(lower, zName, pFile, flags, pOutFlags);
 
-	memset(p, 0, sizeof(*p));
-	rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
-	if (rc != SQLITE_OK) {
-		if (ORIGFILE(p)->pMethods)
-			ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
-		return rc;
-	}
 	memset(&o, 0, sizeof(o));
 	v = sqlite3_uri_int64(zName, "threshold", PPCACHE_DEFAULT_THRESHOLD);
 	o.threshold = v < 0 ? -1 : v > INT_MAX ? INT_MAX : (int)v;
@@ -2675,7 +3386,22 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	o.fallback = fb && !sqlite3_stricmp(fb, "wal");
 	o.readonly = !!(flags & SQLITE_OPEN_READONLY);
 
-	rc = ppc_shared_get(zName, &o, &sh);
+	/* before the lower VFS creates anything: is qNVRAM there at all? */
+	err = o.fallback ? 0 : ppc_qnvram_probe();
+	if (err) {
+		sqlite3_log(SQLITE_CANTOPEN, "ppcache: cannot open %s: %s (add "
+			    "fallback=wal to the URI to open it without "
+			    "qNVRAM)", zName, ppc_errno_why(err));
+		return SQLITE_CANTOPEN;
+	}
+	memset(p, 0, sizeof(*p));
+	rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
+	if (rc != SQLITE_OK) {
+		if (ORIGFILE(p)->pMethods)
+			ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
+		return rc;
+	}
+	rc = ppc_shared_get(p, zName, &o, &sh);
 	if (rc != SQLITE_OK) {
 		ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
 		return rc;
@@ -2683,60 +3409,21 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	p->sh = sh;
 	p->threshold = o.threshold;
 	p->writethrough = o.writethrough;
-	memcpy(p->jmode, "delete", sizeof("delete"));
 	p->base.pMethods = sh->fallback ? &ppc_pass_io : &ppc_db_io;
 	return SQLITE_OK;
 }
 
-/*
- * The registry entry of the ppcache database whose rollback journal or WAL
- * is @zName, if no such file of it can be on disk: the journal is one of
- * our memory files, and a ppcache database never has a WAL (open refused
- * or converted one). Then no system call is needed. A reference is taken.
- */
-static struct ppc_shared *ppc_memory_journal_of(const char *zName)
-{
-	struct ppc_shared *sh = ppc_shared_find_journal(zName);
-	size_t n = strlen(zName);
-
-	if (sh && (sh->fallback || (sh->disk_journal &&
-				    strcmp(zName + n - 4, "-wal") != 0))) {
-		ppc_shared_put(sh);
-		sh = NULL;
-	}
-	return sh;
-}
-
-/* A memory journal is never on disk: deleting it is not an error. */
+/* Journals and WAL files are asked of the lower VFS: it knows the disk. */
 static int ppcDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir)
 {
-	struct ppc_shared *sh = ppc_memory_journal_of(zName);
-	int rc;
+	int rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
 
-	if (sh) {
-		ppc_shared_put(sh);
-		return SQLITE_OK;
-	}
-	rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
-	if (rc == SQLITE_IOERR_DELETE_NOENT)
-		rc = SQLITE_OK;
-	if (rc == SQLITE_OK && (sh = ppc_shared_find_journal(zName))) {
-		sh->disk_journal = 0;
-		ppc_shared_put(sh);
-	}
-	return rc;
+	return rc == SQLITE_IOERR_DELETE_NOENT ? SQLITE_OK : rc;
 }
 
 static int ppcAccess(sqlite3_vfs *pVfs, const char *zName, int flags,
 		     int *pResOut)
 {
-	struct ppc_shared *sh = ppc_memory_journal_of(zName);
-
-	if (sh) {
-		ppc_shared_put(sh);
-		*pResOut = 0;
-		return SQLITE_OK;
-	}
 	return ORIGVFS(pVfs)->xAccess(ORIGVFS(pVfs), zName, flags, pResOut);
 }
 
@@ -2840,35 +3527,363 @@ static int ppc_autoext(sqlite3 *db, char **pzErrMsg,
 	return SQLITE_OK;
 }
 
-static int ppc_register(int make_default)
+/*
+ * Register the shim over lower VFS @lower_name (NULL: "unix", or the
+ * default VFS where there is no unix) as "ppcache", or "ppcache-<name>"
+ * over any other. Registering twice only changes the default.
+ */
+static int ppc_register(const char *lower_name, int make_default)
 {
-	sqlite3_vfs *lower;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static int autoext;
+	sqlite3_vfs *lower, *vfs, *have;
+	char *name;
 	int rc;
 
-	if (sqlite3_vfs_find(PPCACHE_VFS_NAME)) {
-		if (make_default)
-			return sqlite3_vfs_register(&ppc_vfs, 1);
-		return SQLITE_OK;
+	if (lower_name && !strcmp(lower_name, "unix"))
+		lower_name = NULL;
+	name = lower_name ? sqlite3_mprintf("%s-%s", PPCACHE_VFS_NAME,
+					    lower_name) :
+		sqlite3_mprintf("%s", PPCACHE_VFS_NAME);
+	if (!name)
+		return SQLITE_NOMEM;
+	pthread_mutex_lock(&mu);
+	have = sqlite3_vfs_find(name);
+	if (have) {
+		sqlite3_free(name);
+		rc = make_default ? sqlite3_vfs_register(have, 1) : SQLITE_OK;
+		pthread_mutex_unlock(&mu);
+		return rc;
 	}
-	lower = sqlite3_vfs_find("unix");
-	if (!lower)
+	lower = sqlite3_vfs_find(lower_name ? lower_name : "unix");
+	if (!lower && !lower_name)
 		lower = sqlite3_vfs_find(NULL);
-	if (!lower)
-		return SQLITE_ERROR;
-	ppc_vfs.iVersion = lower->iVersion < 3 ? lower->iVersion : 3;
-	ppc_vfs.szOsFile = (int)sizeof(struct ppc_file) + lower->szOsFile;
-	ppc_vfs.mxPathname = lower->mxPathname;
-	ppc_vfs.pAppData = lower;
-	rc = sqlite3_vfs_register(&ppc_vfs, make_default);
-	if (rc == SQLITE_OK)
+	vfs = malloc(sizeof(*vfs));
+	if (!lower || !vfs) {
+		free(vfs);
+		sqlite3_free(name);
+		pthread_mutex_unlock(&mu);
+		return lower ? SQLITE_NOMEM : SQLITE_ERROR;
+	}
+	memcpy(vfs, &ppc_vfs_template, sizeof(*vfs));
+	vfs->zName = name;	/* lives as long as the process: never freed */
+	vfs->iVersion = lower->iVersion < 3 ? lower->iVersion : 3;
+	vfs->szOsFile = (int)sizeof(struct ppc_file) + lower->szOsFile;
+	vfs->mxPathname = lower->mxPathname;
+	vfs->pAppData = lower;
+	rc = sqlite3_vfs_register(vfs, make_default);
+	if (rc == SQLITE_OK && !autoext) {
 		rc = sqlite3_auto_extension((void (*)(void))ppc_autoext);
+		autoext = rc == SQLITE_OK;
+	}
+	pthread_mutex_unlock(&mu);
 	return rc;
 }
+
+/* --- The ppcache tool's API --------------------------------------------- */
+
+#ifdef SQLITE_PPCACHE_STATIC
+
+/*
+ * A database's region as the tool sees it, outside SQLite: the file is
+ * opened with a descriptor and SQLite's lock bytes are taken with POSIX
+ * locks, as another SQLite process would see them.
+ */
+struct ppc_tool {
+	struct ppc_shared sh;
+	struct ppc_io io;
+	struct ppc_fhdr fh;
+	int err;		/* errno of the region lookup, 0 */
+};
+
+#define PPC_PENDING_BYTE	0x40000000LL	/* SQLite's lock bytes */
+#define PPC_LOCK_BYTES		512
+
+static void ppc_tool_close(struct ppc_tool *t)
+{
+	if (t->sh.rgn)
+		qnvm_unmap(t->sh.rgn);
+	ppc_region_forget(&t->sh);
+	if (t->io.fd >= 0)
+		close(t->io.fd);
+	free(t->sh.bucket);
+	free(t->sh.chain);
+	free(t->sh.freel);
+	free(t->sh.pend);
+	free(t->sh.scratch);
+	free(t->sh.dirty);
+	free(t->sh.written);
+	free(t->sh.path);
+}
+
+/*
+ * Open @path for the tool: with @write, SQLite's whole lock range is taken
+ * for writing (no SQLite connection anywhere holds any lock), else its
+ * SHARED range for reading (no writer is committing). Then the region.
+ */
+static int ppc_tool_open(struct ppc_tool *t, const char *path, int write,
+			 char **msg)
+{
+	struct flock fl;
+
+	memset(t, 0, sizeof(*t));
+	t->io.fd = -1;
+	t->sh.path = realpath(path, NULL);
+	if (!t->sh.path) {
+		*msg = sqlite3_mprintf("%s: %s", path, strerror(errno));
+		return SQLITE_CANTOPEN;
+	}
+	t->io.fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (t->io.fd < 0 || ppc_identity(t->io.fd, &t->sh.id) < 0) {
+		*msg = sqlite3_mprintf("%s: %s", path, strerror(errno));
+		return SQLITE_CANTOPEN;
+	}
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = write ? F_WRLCK : F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = write ? PPC_PENDING_BYTE : PPC_PENDING_BYTE + 2;
+	fl.l_len = write ? PPC_LOCK_BYTES : PPC_LOCK_BYTES - 2;
+	if (fcntl(t->io.fd, F_SETLK, &fl) < 0) {
+		*msg = sqlite3_mprintf("%s is in use by another process "
+				       "(SQLite lock held); try again when it "
+				       "is closed", t->sh.path);
+		return SQLITE_BUSY;
+	}
+	t->sh.uid = t->sh.id.uid;
+	if (ppc_fhdr_read(&t->io, &t->fh) != SQLITE_OK) {
+		*msg = sqlite3_mprintf("%s: cannot read it", t->sh.path);
+		return SQLITE_IOERR_READ;
+	}
+	{
+		unsigned char *addr;
+		size_t len;
+		uint32_t magic;
+
+		t->err = ppc_region_find(&t->sh.id, t->sh.path, 0, &addr, &len,
+					 &magic);
+		if (t->err) {
+			*msg = sqlite3_mprintf("%s: qNVRAM: %s", t->sh.path,
+					       ppc_errno_why(t->err));
+			return SQLITE_CANTOPEN;
+		}
+		if (addr) {
+			ppc_region_point(&t->sh, addr, len, magic);
+			if (ppc_view_load(&t->sh, &t->io, 0) < 0) {
+				*msg = sqlite3_mprintf("out of memory");
+				return SQLITE_NOMEM;
+			}
+		}
+	}
+	return SQLITE_OK;
+}
+
+/**
+ * sqlite3_ppcache_show() - describe a database's qNVRAM region
+ * @path: the database file
+ * @out: set to a description (sqlite3_free() it), also on errors
+ *
+ * Return: SQLITE_OK, or an error code with *@out saying why.
+ */
+PPC_EXPORT int sqlite3_ppcache_show(const char *path, char **out)
+{
+	struct ppc_tool t;
+	int rc = ppc_tool_open(&t, path, 0, out);
+	int chk;
+
+	if (rc != SQLITE_OK) {
+		ppc_tool_close(&t);
+		return rc;
+	}
+	chk = ppc_check_file(&t.sh, &t.io);
+	if (!t.sh.rgn)
+		*out = sqlite3_mprintf(
+			"file %s\nuid %u\nregion none\nfile_fenced %d\n"
+			"verdict %s\n", t.sh.path, t.sh.uid, t.fh.fenced,
+			chk == SQLITE_OK ? "ok (a plain SQLite file)" :
+			"refused: fenced, but its region is not there");
+	else
+		*out = sqlite3_mprintf(
+			"file %s\nuid %u\nregion %08x\nregion_bytes %llu\n"
+			"page_size %u\ncapacity %u\ntxn %llu\ndb_bytes %llu\n"
+			"committed_pages %u\nbase_bytes %llu\nbase_counter %u\n"
+			"committed_counter %u\nfile_bytes %llu\n"
+			"file_counter %u\nfile_fenced %d\nsalt %016llx\n"
+			"made_for %s\nverdict %s\n", t.sh.path, t.sh.uid,
+			t.sh.magic, (unsigned long long)t.sh.rgn_len, t.sh.ps,
+			t.sh.cap, (unsigned long long)t.sh.txn,
+			(unsigned long long)t.sh.db_bytes, t.sh.ncommitted,
+			(unsigned long long)t.sh.base_bytes, t.sh.base_counter,
+			ppc_committed_counter(&t.sh),
+			(unsigned long long)t.fh.bytes, t.fh.counter,
+			t.fh.fenced, (unsigned long long)t.sh.hdr->salt,
+			t.sh.hdr->path, chk == SQLITE_OK ? "ok" :
+			"refused (see the log line)");
+	ppc_tool_close(&t);
+	return SQLITE_OK;
+}
+
+/**
+ * sqlite3_ppcache_export() - write the committed state into a new file
+ * @path: the database file
+ * @dest: the copy to create (must not exist)
+ * @out: set to a report (sqlite3_free() it), also on errors
+ *
+ * The copy is the file with the region's committed pages applied, at the
+ * committed size, without the fence: a plain SQLite database (check it
+ * with PRAGMA integrity_check). Neither the file nor the region change.
+ *
+ * Return: SQLITE_OK, or an error code with *@out saying why.
+ */
+PPC_EXPORT int sqlite3_ppcache_export(const char *path, const char *dest,
+				      char **out)
+{
+	struct ppc_tool t;
+	struct ppc_io d = { NULL, -1 };
+	unsigned char buf[65536];
+	uint64_t off, bytes;
+	uint32_t s, n = 0;
+	int rc = ppc_tool_open(&t, path, 0, out);
+
+	if (rc != SQLITE_OK)
+		goto out;
+	bytes = t.sh.rgn ? t.sh.db_bytes : t.fh.bytes;
+	d.fd = open(dest, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (d.fd < 0) {
+		*out = sqlite3_mprintf("%s: %s", dest, strerror(errno));
+		rc = SQLITE_CANTOPEN;
+		goto out;
+	}
+	for (off = 0; off < bytes && off < t.fh.bytes; off += sizeof(buf)) {
+		size_t k = bytes - off < sizeof(buf) ? bytes - off : sizeof(buf);
+
+		rc = ppc_io_read(&t.io, buf, k, off);
+		if (rc == SQLITE_OK)
+			rc = ppc_io_write(&d, buf, k, off);
+		if (rc != SQLITE_OK)
+			break;
+	}
+	for (s = 0; rc == SQLITE_OK && t.sh.rgn && s < t.sh.cap; s++) {
+		int32_t w = ppc_idx_find(&t.sh, t.sh.meta[s].pgno, 0);
+
+		if (w != (int32_t)s || !ppc_is_committed(&t.sh, s))
+			continue;
+		off = (uint64_t)(t.sh.meta[s].pgno - 1) * t.sh.ps;
+		if (off >= bytes)
+			continue;
+		rc = ppc_io_write(&d, ppc_slot_data(&t.sh, s),
+				  bytes - off < t.sh.ps ? bytes - off : t.sh.ps,
+				  off);
+		n++;
+	}
+	if (rc == SQLITE_OK)
+		rc = ppc_io_truncate(&d, bytes);
+	if (rc == SQLITE_OK && bytes >= PPC_FH_BYTES) {
+		unsigned char h[PPC_FH_BYTES];
+
+		rc = ppc_io_read(&d, h, sizeof(h), 0);
+		if (rc == SQLITE_OK && h[PPC_FH_READ_VER] == PPC_FENCE_BYTE) {
+			ppc_fence_hide(h, 0, sizeof(h));
+			rc = ppc_io_write(&d, h, sizeof(h), 0);
+		}
+	}
+	if (rc == SQLITE_OK)
+		rc = ppc_io_sync(&d, 1);
+	if (rc != SQLITE_OK) {
+		*out = sqlite3_mprintf("%s: write failed", dest);
+		unlink(dest);
+		goto out;
+	}
+	*out = sqlite3_mprintf("exported %s to %s: %llu bytes, %u pages from "
+			       "qNVRAM (txn %llu)%s", t.sh.path, dest,
+			       (unsigned long long)bytes, n,
+			       (unsigned long long)t.sh.txn,
+			       ppc_check_file(&t.sh, &t.io) == SQLITE_OK ? "" :
+			       "; the file did not match the region (see the "
+			       "log line): check the copy");
+out:
+	if (d.fd >= 0)
+		close(d.fd);
+	ppc_tool_close(&t);
+	return rc;
+}
+
+/**
+ * sqlite3_ppcache_discard() - drop a database's region, keep the file
+ * @path: the database file
+ * @out: set to a report (sqlite3_free() it), also on errors
+ *
+ * For a database ppcache refuses to open: the region (if any) is freed,
+ * losing the transactions it held that the file lacks, and the fence is
+ * taken off, so the file opens as it is. Needs every SQLite connection to
+ * the file closed.
+ *
+ * Return: SQLITE_OK, SQLITE_BUSY (in use), or an error with *@out set.
+ */
+PPC_EXPORT int sqlite3_ppcache_discard(const char *path, char **out)
+{
+	struct ppc_tool t;
+	unsigned char h[PPC_FH_BYTES];
+	uint32_t name, pages = 0;
+	uint64_t txn = 0;
+	int rc = ppc_tool_open(&t, path, 1, out);
+
+	if (rc != SQLITE_OK)
+		goto out;
+	if (t.sh.rgn) {
+		name = t.sh.magic;
+		pages = t.sh.ncommitted;
+		txn = t.sh.txn;
+		ppc_region_forget(&t.sh);
+		if (qnvm_free(t.sh.uid, name) < 0) {
+			*out = sqlite3_mprintf("%s: region %08x not freed: %s",
+					       t.sh.path, name,
+					       errno == EBUSY ? "a running "
+					       "process maps it" :
+					       strerror(errno));
+			rc = errno == EBUSY ? SQLITE_BUSY : SQLITE_IOERR;
+			goto out;
+		}
+	}
+	if (t.fh.fenced) {
+		rc = ppc_io_read(&t.io, h, sizeof(h), 0);
+		if (rc == SQLITE_OK) {
+			ppc_fence_hide(h, 0, sizeof(h));
+			rc = ppc_io_write(&t.io, h, sizeof(h), 0);
+		}
+		if (rc == SQLITE_OK)
+			rc = ppc_io_sync(&t.io, 0);
+		if (rc != SQLITE_OK) {
+			*out = sqlite3_mprintf("%s: cannot remove the fence",
+					       t.sh.path);
+			goto out;
+		}
+	}
+	if (pages || txn)
+		*out = sqlite3_mprintf("%s: dropped its region: %u committed "
+				       "pages up to txn %llu are lost; %s",
+				       t.sh.path, pages,
+				       (unsigned long long)txn, t.fh.fenced ?
+				       "fence removed" : "no fence");
+	else
+		*out = sqlite3_mprintf("%s: no region with changes; %s",
+				       t.sh.path, t.fh.fenced ?
+				       "fence removed" : "no fence");
+out:
+	ppc_tool_close(&t);
+	return rc;
+}
+#endif /* SQLITE_PPCACHE_STATIC */
 
 #ifdef SQLITE_PPCACHE_STATIC
 PPC_EXPORT int sqlite3_ppcache_register(int make_default)
 {
-	return ppc_register(make_default);
+	return ppc_register(NULL, make_default);
+}
+
+PPC_EXPORT int sqlite3_ppcache_register_over(const char *lower,
+					     int make_default)
+{
+	return ppc_register(lower, make_default);
 }
 #else
 PPC_EXPORT int sqlite3_ppcache_init(sqlite3 *db, char **pzErrMsg,
@@ -2879,7 +3894,7 @@ PPC_EXPORT int sqlite3_ppcache_init(sqlite3 *db, char **pzErrMsg,
 	(void)db;
 	(void)pzErrMsg;
 	SQLITE_EXTENSION_INIT2(pApi);
-	rc = ppc_register(0);
+	rc = ppc_register(NULL, 0);
 	return rc == SQLITE_OK ? SQLITE_OK_LOAD_PERMANENTLY : rc;
 }
 
@@ -2891,7 +3906,7 @@ PPC_EXPORT int sqlite3_ppcache_default_init(sqlite3 *db, char **pzErrMsg,
 	(void)db;
 	(void)pzErrMsg;
 	SQLITE_EXTENSION_INIT2(pApi);
-	rc = ppc_register(1);
+	rc = ppc_register(NULL, 1);
 	return rc == SQLITE_OK ? SQLITE_OK_LOAD_PERMANENTLY : rc;
 }
 #endif

@@ -41,6 +41,38 @@ extern "C" {
  */
 int sqlite3_ppcache_register(int make_default);
 
+/**
+ * sqlite3_ppcache_register_over() - register ppcache over another VFS
+ * @lower: the lower VFS's name ("unix" or NULL: the same as
+ *	sqlite3_ppcache_register()); the shim is then "ppcache-<lower>"
+ * @make_default: non-zero to make it the default VFS of the process
+ *
+ * Every read, write and sync of the database file goes through @lower, so
+ * SQLite's test VFSes (crash simulation, fault injection) see them.
+ *
+ * Return: SQLITE_OK, or SQLITE_ERROR if there is no such VFS.
+ */
+int sqlite3_ppcache_register_over(const char *lower, int make_default);
+
+/*
+ * The ppcache(1) tool's calls: a database's region, outside SQLite. Each
+ * sets *out to a text to print (sqlite3_free() it), on errors too, and
+ * takes SQLite's locks on the file the way another process would:
+ * SQLITE_BUSY while a connection elsewhere holds one.
+ *
+ *   sqlite3_ppcache_show()     what the region holds and whether the file
+ *                              matches it (read-only)
+ *   sqlite3_ppcache_export()   a new plain SQLite file at @dest holding the
+ *                              committed state (file + region); nothing
+ *                              else changes
+ *   sqlite3_ppcache_discard()  free the region and take the fence off the
+ *                              file: the file opens as it is, and the
+ *                              region's newer transactions are lost
+ */
+int sqlite3_ppcache_show(const char *path, char **out);
+int sqlite3_ppcache_export(const char *path, const char *dest, char **out);
+int sqlite3_ppcache_discard(const char *path, char **out);
+
 #ifdef __cplusplus
 }
 #endif

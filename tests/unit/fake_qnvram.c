@@ -14,6 +14,10 @@
  *                             that drops dirty cache lines would keep
  *                             (see fake_qnvram_warm_reboot())
  *
+ * As qnvram.ko does: a region mapped by another process cannot be freed
+ * (EBUSY: each mapping holds a shared flock on the region's file), and a
+ * uid other than the caller's effective uid is EPERM unless it is root.
+ *
  * Built into the VFS unit tests, and as a libqnvram.so.1 stand-in (same
  * version script) for running the stock sqlite3 shell with the extension.
  */
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +49,7 @@ struct fake_map {
 	void *addr;
 	size_t len;
 	int shadow_fd;		/* -1 without QNVRAM_FAKE_SHADOW */
+	int lock_fd;		/* holds LOCK_SH while mapped */
 };
 
 static pthread_mutex_t fake_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -84,6 +90,10 @@ static void *fake_map_region(uint32_t uid, uint32_t magic, int create,
 		errno = ENODEV;
 		return NULL;
 	}
+	if (uid != geteuid() && geteuid() != 0) {
+		errno = EPERM;
+		return NULL;
+	}
 	fake_path(path, sizeof(path), uid, magic, "");
 	fake_path(spath, sizeof(spath), uid, magic, "-persisted");
 	if (create) {
@@ -117,9 +127,11 @@ static void *fake_map_region(uint32_t uid, uint32_t magic, int create,
 	}
 	addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
 		    MAP_SHARED, fd, 0);
-	close(fd);
-	if (addr == MAP_FAILED)
+	if (addr == MAP_FAILED) {
+		close(fd);
 		return NULL;
+	}
+	flock(fd, LOCK_SH);
 	if (fake_shadow_on()) {
 		sfd = open(spath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (sfd >= 0 && created && ftruncate(sfd, st.st_size) < 0) {
@@ -142,12 +154,13 @@ static void *fake_map_region(uint32_t uid, uint32_t magic, int create,
 		munmap(addr, (size_t)st.st_size);
 		if (sfd >= 0)
 			close(sfd);
+		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
 	fake_maps[fake_nr++] = (struct fake_map){
 		.uid = uid, .magic = magic, .addr = addr,
-		.len = (size_t)st.st_size, .shadow_fd = sfd,
+		.len = (size_t)st.st_size, .shadow_fd = sfd, .lock_fd = fd,
 	};
 	pthread_mutex_unlock(&fake_mu);
 	if (lenp)
@@ -160,6 +173,7 @@ static void fake_drop(size_t i)
 	munmap(fake_maps[i].addr, fake_maps[i].len);
 	if (fake_maps[i].shadow_fd >= 0)
 		close(fake_maps[i].shadow_fd);
+	close(fake_maps[i].lock_fd);
 	fake_maps[i] = fake_maps[--fake_nr];
 }
 
@@ -205,9 +219,14 @@ int qnvm_free(uint32_t uid, uint32_t magic)
 {
 	char path[PATH_MAX], spath[PATH_MAX];
 	size_t i = 0;
+	int fd;
 
 	if (!fake_dir()) {
 		errno = ENODEV;
+		return -1;
+	}
+	if (uid != geteuid() && geteuid() != 0) {
+		errno = EPERM;
 		return -1;
 	}
 	pthread_mutex_lock(&fake_mu);
@@ -220,8 +239,19 @@ int qnvm_free(uint32_t uid, uint32_t magic)
 	pthread_mutex_unlock(&fake_mu);
 	fake_path(path, sizeof(path), uid, magic, "");
 	fake_path(spath, sizeof(spath), uid, magic, "-persisted");
-	if (unlink(path) < 0)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		errno = EBUSY;		/* another process maps it */
+		return -1;
+	}
+	if (unlink(path) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	unlink(spath);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "fake_qnvram.h"
+#include "qnvram.h"
 #include "ppcache.h"
 
 static char tdir[256];		/* this test's scratch directory */
@@ -199,6 +200,106 @@ static long long file_size(void)
 	struct stat st;
 
 	return stat(dbpath, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* Copy file @from to @to (created or truncated). Return 0 or -1. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out, rc = 0;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	close(in);
+	close(out);
+	return n < 0 ? -1 : rc;
+}
+
+/*
+ * A plain (unix VFS) connection to a copy of the database file with the
+ * fence taken off: what the file itself holds, whatever qNVRAM holds.
+ */
+static sqlite3 *open_unfenced_copy(void)
+{
+	static const unsigned char v1[2] = { 1, 1 }, zero[8];
+	char copy[400];
+	sqlite3 *db = NULL;
+	int fd;
+
+	snprintf(copy, sizeof(copy), "%s/unfenced.db", tdir);
+	assert_int_equal(copy_file(dbpath, copy), 0);
+	fd = open(copy, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, v1, 2, 18), 2);
+	assert_int_equal(pwrite(fd, zero, 8, 72), 8);
+	close(fd);
+	assert_int_equal(sqlite3_open_v2(copy, &db, SQLITE_OPEN_READONLY,
+					 "unix"), SQLITE_OK);
+	return db;
+}
+
+/* Header byte @i of the database file. */
+static int file_byte(int i)
+{
+	unsigned char b = 0;
+	int fd = open(dbpath, O_RDONLY);
+
+	if (fd < 0 || pread(fd, &b, 1, i) != 1)
+		b = 0;
+	if (fd >= 0)
+		close(fd);
+	return b;
+}
+
+/*
+ * In a child, open @u and run @sql, then die by SIGKILL: committed pages
+ * are left in qNVRAM (threshold=-1 keeps them all there).
+ */
+static void kill_after(const char *u, const char *sql)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *c = NULL;
+
+		if (open_rc(u, &c) != SQLITE_OK ||
+		    sqlite3_exec(c, sql, NULL, NULL, NULL))
+			_exit(2);
+		raise(SIGKILL);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+}
+
+/* SQL that makes table t with rows 1..@n, one transaction each. */
+static const char *rows_sql(int from, int n)
+{
+	static char buf[8192];
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	if (from == 1)
+		len = (size_t)snprintf(buf, sizeof(buf),
+				       "CREATE TABLE t(a INTEGER PRIMARY KEY, "
+				       "b TEXT);");
+	for (i = from; i < from + n && len < sizeof(buf) - 100; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"INSERT INTO t VALUES(%d, hex(randomblob"
+					"(300)));", i);
+	return buf;
 }
 
 /* --- Commit, rollback, savepoints ----------------------------------------- */
@@ -386,24 +487,53 @@ static void every_journal_mode_commits_and_rolls_back(void **state)
 	sqlite3_close(db);
 }
 
-static void wal_request_stays_in_rollback_mode(void **state)
+static void wal_is_refused_however_it_is_asked_for(void **state)
 {
-	sqlite3 *db;
+	char aux[400], sql[600];
+	sqlite3 *db, *plain = NULL;
 	unsigned char h[20];
 	FILE *f;
 
 	(void)state;
+	snprintf(aux, sizeof(aux), "%s/aux.db", tdir);
 	db = open_db(NULL);
 	exec(db, "CREATE TABLE t(a)");
-	assert_string_equal(q_text(db, "PRAGMA journal_mode=WAL"), "delete");
-	exec(db, "PRAGMA journal_mode=TRUNCATE");
+	assert_int_not_equal(exec_rc(db, "PRAGMA journal_mode=WAL"), SQLITE_OK);
+	if (!strstr(sqlite3_errmsg(db), "WAL is not supported"))
+		fail_msg("no clear error: %s", sqlite3_errmsg(db));
+	/* the back door: exclusive locking, then an ATTACHed one */
+	snprintf(sql, sizeof(sql), "ATTACH 'file:%s?vfs=ppcache' AS aux", aux);
+	exec(db, sql);
+	exec(db, "CREATE TABLE aux.u(a)");
 	exec(db, "PRAGMA locking_mode=EXCLUSIVE");
-	/* exclusive mode would use a heap wal-index: answered by the VFS */
-	assert_string_equal(q_text(db, "PRAGMA journal_mode=WAL"), "truncate");
-	exec(db, "INSERT INTO t VALUES(1)");
+	assert_int_not_equal(exec_rc(db, "PRAGMA aux.journal_mode=WAL"),
+			     SQLITE_OK);
+	assert_int_not_equal(exec_rc(db, "PRAGMA journal_mode=WAL"), SQLITE_OK);
+	exec(db, "INSERT INTO t VALUES(1); INSERT INTO aux.u VALUES(2)");
+	assert_string_equal(q_text(db, "PRAGMA aux.journal_mode"), "delete");
 	assert_false(file_exists("-wal"));
+	assert_int_not_equal(access("aux.db-wal", F_OK), 0);
 	sqlite3_close(db);
+	snprintf(sql, sizeof(sql), "%s-wal", aux);
+	assert_int_not_equal(access(sql, F_OK), 0);
 
+	/* a plain database in WAL beside an attached ppcache one */
+	snprintf(sql, sizeof(sql), "%s/plain.db", tdir);
+	assert_int_equal(sqlite3_open_v2(sql, &plain, SQLITE_OPEN_READWRITE |
+					 SQLITE_OPEN_CREATE, "unix"), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "ATTACH 'file:%s?vfs=ppcache' AS aux; "
+		 "PRAGMA locking_mode=EXCLUSIVE", aux);
+	exec(plain, sql);
+	assert_int_not_equal(exec_rc(plain, "PRAGMA journal_mode=WAL; "
+				     "SELECT * FROM aux.u"), SQLITE_OK);
+	sqlite3_close(plain);
+	snprintf(sql, sizeof(sql), "%s-wal", aux);
+	assert_int_not_equal(access(sql, F_OK), 0);
+
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 1);
+	assert_integrity(db);
+	sqlite3_close(db);
 	f = fopen(dbpath, "rb");
 	assert_non_null(f);
 	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
@@ -509,18 +639,18 @@ static void writethrough_writes_the_file_without_syncing(void **state)
 	assert_string_equal(q_text(db, "PRAGMA ppcache_writethrough"), "1");
 	exec(db, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)");
 	run_commits(db, 50);
-	assert_int_equal(stat_of(db, "syncs"), 0);
+	/* one sync: the fence at the first commit (the file's creation) */
+	assert_int_equal(stat_of(db, "syncs"), 1);
 	assert_true(stat_of(db, "flushes") >= 50);
 	assert_true(stat_of(db, "written") > 0);
 	assert_true(stat_of(db, "fsyncs_saved") >= 50);
 	/* the file alone already holds every commit (in the page cache) */
-	assert_int_equal(sqlite3_open_v2(dbpath, &plain, SQLITE_OPEN_READONLY,
-					 "unix"), SQLITE_OK);
+	plain = open_unfenced_copy();
 	assert_int_equal(q_int(plain, "SELECT count(*) FROM t"), 50);
 	sqlite3_close(plain);
 	/* PRAGMA ppcache_flush syncs once and frees the written slots */
 	exec(db, "PRAGMA ppcache_flush");
-	assert_int_equal(stat_of(db, "syncs"), 1);
+	assert_int_equal(stat_of(db, "syncs"), 2);
 	assert_int_equal(stat_of(db, "dirty"), 0);
 	assert_int_equal(stat_of(db, "written"), 0);
 	assert_string_equal(q_text(db, "PRAGMA ppcache_writethrough=0"), "0");
@@ -587,8 +717,9 @@ static void two_connections_share_one_region(void **state)
 	(void)state;
 	a = open_db("threshold=-1");
 	b = open_db("threshold=-1");
-	assert_int_equal(fake_qnvram_count(), 1);
+	assert_int_equal(fake_qnvram_count(), 0);	/* made by a write */
 	exec(a, "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)");
+	assert_int_equal(fake_qnvram_count(), 1);
 	exec(a, "INSERT INTO t VALUES(1, 'from a')");
 	assert_string_equal(q_text(b, "SELECT b FROM t WHERE a=1"), "from a");
 	exec(b, "INSERT INTO t VALUES(2, 'from b')");
@@ -622,38 +753,66 @@ static void two_connections_share_one_region(void **state)
 	sqlite3_close(a);
 }
 
-static void second_process_gets_busy(void **state)
+/* Run this binary as a new process (not a fork: that shares our entry). */
+static int run_self(const char *mode, const char *u)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_ppcache", mode, u, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static pid_t start_self(const char *mode, const char *u)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_ppcache", mode, u, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void second_process_shares_the_database(void **state)
 {
 	sqlite3 *db;
 	pid_t pid;
 	int status;
 
 	(void)state;
-	db = open_db(NULL);
+	db = open_db("threshold=-1");
 	exec(db, "CREATE TABLE t(a)");
-	/* a new process (not a fork, which would share this one's entry) */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl("/proc/self/exe", "test_ppcache", "--try-open", uri(NULL),
-		      (char *)NULL);
-		_exit(127);
-	}
+	exec(db, "INSERT INTO t VALUES(1), (2), (3)");
+	assert_true(stat_of(db, "dirty") > 0);	/* only in qNVRAM */
+	/* another process reads every committed row, read-only too */
+	assert_int_equal(run_self("--count", uri(NULL)), 3);
+	assert_int_equal(run_self("--count-ro", uri(NULL)), 3);
+	/* it waits through the busy handler while this one writes */
+	exec(db, "BEGIN IMMEDIATE; INSERT INTO t VALUES(4)");
+	pid = start_self("--insert", uri(NULL));
+	usleep(300 * 1000);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);	/* waiting */
+	exec(db, "COMMIT");
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), SQLITE_BUSY);
+	assert_int_equal(WEXITSTATUS(status), 5);	/* saw 4, wrote 1 */
+	/* and this one sees the other's commit */
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 5);
+	assert_int_equal(q_int(db, "SELECT max(a) FROM t"), 100);
+	assert_integrity(db);
 	sqlite3_close(db);
-	/* once this process has closed it, another one may open it */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl("/proc/self/exe", "test_ppcache", "--try-open", uri(NULL),
-		      (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), SQLITE_OK);
+	assert_int_equal(fake_qnvram_count(), 0);
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 5);
+	sqlite3_close(db);
 }
 
 /* The integer of a one-value query, or -1: safe off the main thread. */
@@ -773,8 +932,10 @@ static void no_qnvram_is_cantopen(void **state)
 	unsetenv("QNVRAM_FAKE_DIR");
 	assert_int_equal(open_rc(uri(NULL), &db), SQLITE_CANTOPEN);
 	sqlite3_close(db);
-	if (!strstr(all_log, "/dev/qnvram") || !strstr(all_log, "fallback"))
+	if (!strstr(all_log, "/dev/qnvram") || !strstr(all_log, "qnvram.ko") ||
+	    !strstr(all_log, "fallback"))
 		fail_msg("log does not say why: %s", all_log);
+	assert_false(file_exists(""));		/* nothing left behind */
 }
 
 static void fallback_wal_works_without_qnvram(void **state)
@@ -1073,10 +1234,11 @@ static void recovery_replays_committed_pages(void **state)
 	assert_true(file_size() < 4096 * 2);	/* nothing was flushed */
 	db = open_db(NULL);
 	assert_int_equal(stat_of(db, "recoveries"), 1);
-	assert_true(file_size() >= 4096 * 2);	/* replayed into the file */
 	assert_int_equal(q_int(db, "SELECT sum(a) FROM t"), 3);
 	assert_integrity(db);
 	sqlite3_close(db);
+	assert_true(file_size() >= 4096 * 2);	/* replayed into the file */
+	assert_int_equal(fake_qnvram_count(), 0);
 }
 
 static void stock_hot_journal_is_rolled_back(void **state)
@@ -1196,6 +1358,364 @@ static void vacuum_to_another_page_size(void **state)
 
 /* --- The stock sqlite3 shell ---------------------------------------------- */
 
+/* --- File identity, other programs, other processes ---------------------- */
+
+static void region_follows_the_file_through_link_and_rename(void **state)
+{
+	char link_path[400], new_path[400], u[600];
+	sqlite3 *db;
+
+	(void)state;
+	snprintf(link_path, sizeof(link_path), "%s/link.db", tdir);
+	snprintf(new_path, sizeof(new_path), "%s/renamed.db", tdir);
+	kill_after(uri("threshold=-1"), rows_sql(1, 20));
+	assert_int_equal(fake_qnvram_count(), 1);
+	/* a hard link is the same file: the same region */
+	assert_int_equal(link(dbpath, link_path), 0);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache&threshold=-1", link_path);
+	assert_int_equal(open_rc(u, &db), SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 20);
+	assert_integrity(db);
+	exec(db, rows_sql(21, 5));
+	sqlite3_close(db);
+	assert_int_equal(fake_qnvram_count(), 0);
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 25);
+	sqlite3_close(db);
+
+	/* a rename too, after another crash */
+	kill_after(uri("threshold=-1"), rows_sql(26, 5));
+	assert_int_equal(rename(dbpath, new_path), 0);
+	unlink(link_path);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache", new_path);
+	assert_int_equal(open_rc(u, &db), SQLITE_OK);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 30);
+	assert_integrity(db);
+	sqlite3_close(db);
+	assert_int_equal(fake_qnvram_count(), 0);
+}
+
+static void stock_sqlite_cannot_read_or_overwrite_pages_in_qnvram(void **state)
+{
+	sqlite3 *db, *plain = NULL;
+	long long before;
+
+	(void)state;
+	kill_after(uri("threshold=-1"), rows_sql(1, 10));
+	assert_int_equal(file_byte(19), 0x50);		/* fenced */
+	before = file_size();
+	assert_int_equal(sqlite3_open_v2(dbpath, &plain, SQLITE_OPEN_READWRITE,
+					 "unix"), SQLITE_OK);
+	assert_int_equal(exec_rc(plain, "SELECT count(*) FROM t"),
+			 SQLITE_NOTADB);
+	assert_int_equal(exec_rc(plain, "CREATE TABLE stock(a)"),
+			 SQLITE_NOTADB);
+	sqlite3_close(plain);
+	assert_int_equal(file_size(), before);
+
+	/* the same beside a live ppcache connection */
+	db = open_db("threshold=-1");
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 10);
+	exec(db, rows_sql(11, 3));
+	plain = NULL;
+	assert_int_equal(sqlite3_open_v2(dbpath, &plain, SQLITE_OPEN_READONLY,
+					 "unix"), SQLITE_OK);
+	assert_int_equal(exec_rc(plain, "SELECT count(*) FROM t"),
+			 SQLITE_NOTADB);
+	sqlite3_close(plain);
+	sqlite3_close(db);
+	/* closed cleanly: a plain SQLite file with everything */
+	assert_int_equal(file_byte(19), 1);
+	plain = NULL;
+	assert_int_equal(sqlite3_open_v2(dbpath, &plain, SQLITE_OPEN_READWRITE,
+					 "unix"), SQLITE_OK);
+	assert_int_equal(q_int(plain, "SELECT count(*) FROM t"), 13);
+	exec(plain, "INSERT INTO t VALUES(100, 'stock')");
+	sqlite3_close(plain);
+	/* and stock SQLite's write is there when ppcache opens it again */
+	db = open_db(NULL);
+	assert_string_equal(q_text(db, "SELECT b FROM t WHERE a=100"), "stock");
+	assert_integrity(db);
+	sqlite3_close(db);
+}
+
+/* Become @uid in a child (root only); returns in the child. */
+static void become(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(3);
+}
+
+static void another_uid_uses_the_owners_region_or_is_refused(void **state)
+{
+	sqlite3 *db;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	chmod(tdir, 0777);
+	chmod(qdir, 0777);
+	/* the app (uid 4242) crashes with pages in its region */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		become(4242);
+		kill_after(uri("threshold=-1"), rows_sql(1, 8));
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* root (maintenance) opens it: the owner's region, every row */
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 8);
+	assert_string_equal(q_text(db, "SELECT 'uid ' || 4242"), "uid 4242");
+	if (stat_of(db, "uid") != 4242)
+		fail_msg("region uid %lld, expected the owner's 4242",
+			 stat_of(db, "uid"));
+	exec(db, rows_sql(9, 2));
+	sqlite3_close(db);
+	/* the app again: sees root's rows, leaves pages in qNVRAM again */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		become(4242);
+		kill_after(uri("threshold=-1"), rows_sql(11, 2));
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* a third uid cannot reach that region: refused, nothing touched */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *c = NULL;
+		int rc;
+
+		become(4343);
+		rc = sqlite3_open_v2(uri(NULL), &c, SQLITE_OPEN_READONLY |
+				     SQLITE_OPEN_URI, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(c, "SELECT count(*) FROM t", NULL,
+					  NULL, NULL);
+		_exit(rc == SQLITE_CANTOPEN && strstr(all_log, "owner") ? 0 :
+		      10 + (rc & 0xff));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("uid 4343: expected SQLITE_CANTOPEN naming the owner, "
+			 "exit %d", WEXITSTATUS(status));
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 12);
+	assert_integrity(db);
+	sqlite3_close(db);
+}
+
+static void unlink_and_recreate_while_open_keeps_both(void **state)
+{
+	sqlite3 *a, *b;
+
+	(void)state;
+	a = open_db("threshold=-1");
+	exec(a, rows_sql(1, 10));
+	assert_int_equal(unlink(dbpath), 0);
+	b = open_db("threshold=-1");
+	exec(b, "CREATE TABLE other(x); INSERT INTO other VALUES(7)");
+	assert_int_equal(fake_qnvram_count(), 2);	/* one per file */
+	/* the first connection still reads its file and its region; it may
+	 * not write, as with stock SQLite (SQLITE_READONLY_DBMOVED) */
+	assert_int_equal(q_int(a, "SELECT count(*) FROM t"), 10);
+	assert_int_equal(exec_rc(a, rows_sql(11, 2)), SQLITE_READONLY);
+	assert_int_equal(sqlite3_extended_errcode(a), SQLITE_READONLY_DBMOVED);
+	assert_int_equal(q_int(a, "SELECT count(*) FROM t"), 10);
+	assert_integrity(a);
+	sqlite3_close(a);
+	assert_int_equal(q_int(b, "SELECT x FROM other"), 7);
+	assert_integrity(b);
+	sqlite3_close(b);
+	assert_int_equal(fake_qnvram_count(), 0);
+	b = open_db(NULL);
+	assert_int_equal(q_int(b, "SELECT count(*) FROM sqlite_master WHERE "
+			       "name='t'"), 0);
+	assert_int_equal(q_int(b, "SELECT x FROM other"), 7);
+	sqlite3_close(b);
+}
+
+static void growth_frees_the_scrap_a_crash_left(void **state)
+{
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		sqlite3 *db = open_db("threshold=-1&max_pages=4096");
+		uint32_t name, alt;
+		unsigned char *scrap;
+		size_t len;
+
+		exec(db, round ? "INSERT INTO t VALUES(1000 + 1, 'x')" :
+		     "CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT)");
+		name = (uint32_t)strtoul(strstr(q_text(db, "PRAGMA "
+						"ppcache_stats"), "region ") + 7,
+					 NULL, 16);
+		alt = name ^ 0x80000000U;
+		/* a growth killed after the allocation (round 0: blank) or
+		 * while building it (round 1: a PPCBUILD header) */
+		scrap = qnvm_alloc(getuid(), alt, 1 << 20, 0, &len);
+		assert_non_null(scrap);
+		if (round)
+			memcpy(scrap, "PPCBUILD", 8);
+		qnvm_unmap(scrap);
+		exec(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 "
+			 "FROM n WHERE i<400) INSERT OR REPLACE INTO t "
+			 "SELECT i, hex(randomblob(2000)) FROM n");
+		assert_int_equal(stat_of(db, "growths") >= 1, 1);
+		assert_int_equal(fake_qnvram_count(), 1);
+		assert_integrity(db);
+		sqlite3_close(db);
+	}
+}
+
+static void a_restored_older_copy_is_refused_and_left_alone(void **state)
+{
+	char backup[400], copy[400], u[600];
+	sqlite3 *db = NULL;
+	char *out = NULL;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(backup, sizeof(backup), "%s/backup.db", tdir);
+	snprintf(copy, sizeof(copy), "%s/copy.db", tdir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *c = NULL;
+
+		if (open_rc(uri("threshold=-1"), &c) != SQLITE_OK ||
+		    sqlite3_exec(c, rows_sql(1, 5), NULL, NULL, NULL) ||
+		    sqlite3_exec(c, "PRAGMA ppcache_flush", NULL, NULL, NULL) ||
+		    copy_file(dbpath, backup) ||
+		    sqlite3_exec(c, rows_sql(6, 5), NULL, NULL, NULL) ||
+		    sqlite3_exec(c, "PRAGMA ppcache_flush", NULL, NULL, NULL) ||
+		    sqlite3_exec(c, rows_sql(11, 5), NULL, NULL, NULL))
+			_exit(2);
+		raise(SIGKILL);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+
+	/* a copy of the file is not the file: refused */
+	assert_int_equal(copy_file(dbpath, copy), 0);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache", copy);
+	assert_int_equal(open_rc(u, &db), SQLITE_CANTOPEN);
+	sqlite3_close(db);
+	if (!strstr(last_log, "not there"))
+		fail_msg("log: %s", last_log);
+
+	/* an older copy restored in place: refused, nothing changed */
+	assert_int_equal(copy_file(backup, dbpath), 0);
+	db = NULL;
+	assert_int_equal(open_rc(uri(NULL), &db), SQLITE_CANTOPEN);
+	sqlite3_close(db);
+	if (!strstr(last_log, "change counter"))
+		fail_msg("log: %s", last_log);
+	assert_int_equal(fake_qnvram_count(), 1);
+	assert_int_equal(sqlite3_ppcache_show(dbpath, &out), SQLITE_OK);
+	if (!strstr(out, "verdict refused"))
+		fail_msg("show: %s", out);
+	sqlite3_free(out);
+
+	/* the way out: discard the region, keep the restored file */
+	assert_int_equal(sqlite3_ppcache_discard(dbpath, &out), SQLITE_OK);
+	if (!strstr(out, "lost"))
+		fail_msg("discard: %s", out);
+	sqlite3_free(out);
+	assert_int_equal(fake_qnvram_count(), 0);
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 5);
+	assert_integrity(db);
+	sqlite3_close(db);
+}
+
+static void tool_shows_and_exports_the_committed_state(void **state)
+{
+	char dest[400];
+	sqlite3 *plain = NULL;
+	char *out = NULL;
+	long long size;
+
+	(void)state;
+	snprintf(dest, sizeof(dest), "%s/export.db", tdir);
+	kill_after(uri("threshold=-1"), rows_sql(1, 12));
+	size = file_size();
+	assert_int_equal(sqlite3_ppcache_show(dbpath, &out), SQLITE_OK);
+	if (!strstr(out, "verdict ok") || !strstr(out, "file_fenced 1"))
+		fail_msg("show: %s", out);
+	sqlite3_free(out);
+	assert_int_equal(sqlite3_ppcache_export(dbpath, dest, &out), SQLITE_OK);
+	sqlite3_free(out);
+	assert_int_equal(sqlite3_open_v2(dest, &plain, SQLITE_OPEN_READONLY,
+					 "unix"), SQLITE_OK);
+	assert_int_equal(q_int(plain, "SELECT count(*) FROM t"), 12);
+	assert_integrity(plain);
+	sqlite3_close(plain);
+	/* neither the file nor the region changed */
+	assert_int_equal(file_size(), size);
+	assert_int_equal(fake_qnvram_count(), 1);
+	/* an export never overwrites */
+	assert_int_not_equal(sqlite3_ppcache_export(dbpath, dest, &out),
+			     SQLITE_OK);
+	sqlite3_free(out);
+}
+
+/* A lower VFS that counts what reaches it (ppcache sits over it). */
+static sqlite3_vfs count_vfs;
+static int count_super_opens;
+
+static int count_open(sqlite3_vfs *v, sqlite3_filename z, sqlite3_file *f,
+		      int flags, int *out)
+{
+	sqlite3_vfs *u = v->pAppData;
+
+	if (flags & SQLITE_OPEN_SUPER_JOURNAL)
+		count_super_opens++;
+	return u->xOpen(u, z, f, flags, out);
+}
+
+static void attached_commit_writes_no_super_journal(void **state)
+{
+	char u[600], sql[600], aux[400];
+	sqlite3 *db = NULL;
+
+	(void)state;
+	if (!sqlite3_vfs_find("count")) {
+		sqlite3_vfs *unix_vfs = sqlite3_vfs_find("unix");
+
+		count_vfs = *unix_vfs;
+		count_vfs.zName = "count";
+		count_vfs.pAppData = unix_vfs;
+		count_vfs.xOpen = count_open;
+		assert_int_equal(sqlite3_vfs_register(&count_vfs, 0), SQLITE_OK);
+	}
+	assert_int_equal(sqlite3_ppcache_register_over("count", 0), SQLITE_OK);
+	snprintf(aux, sizeof(aux), "%s/aux.db", tdir);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache-count", dbpath);
+	assert_int_equal(open_rc(u, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "ATTACH 'file:%s?vfs=ppcache-count' AS aux",
+		 aux);
+	exec(db, sql);
+	exec(db, "CREATE TABLE t(a); CREATE TABLE aux.u(a)");
+	count_super_opens = 0;
+	exec(db, "BEGIN; INSERT INTO t VALUES(1); INSERT INTO aux.u VALUES(2);"
+		 "COMMIT");
+	assert_int_equal(count_super_opens, 0);
+	assert_int_equal(q_int(db, "SELECT (SELECT a FROM t) + "
+			       "(SELECT a FROM aux.u)"), 3);
+	assert_integrity(db);
+	sqlite3_close(db);
+}
+
 static int sh(const char *fmt, ...)
 {
 	char cmd[2048];
@@ -1266,6 +1786,49 @@ static int try_open(const char *u)
 	return rc & 0xff;
 }
 
+/* test_ppcache --count[-ro] URI: exit with count(*) of t, or 200+rc. */
+static int child_count(const char *u, int ro)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st;
+	int rc, n = -1;
+
+	if (sqlite3_ppcache_register(0) != SQLITE_OK)
+		return 250;
+	rc = sqlite3_open_v2(u, &db, (ro ? SQLITE_OPEN_READONLY :
+				      SQLITE_OPEN_READWRITE) | SQLITE_OPEN_URI,
+			     NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &st,
+					NULL);
+	if (rc == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		rc = sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return rc == SQLITE_OK && n >= 0 && n < 200 ? n : 200 + (rc & 0x3f);
+}
+
+/* test_ppcache --insert URI: wait for the lock, insert 100, exit count. */
+static int child_insert(const char *u)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (sqlite3_ppcache_register(0) != SQLITE_OK)
+		return 250;
+	rc = sqlite3_open_v2(u, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
+			     NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_busy_timeout(db, 10000);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "INSERT INTO t VALUES(100)", NULL, NULL,
+				  NULL);
+	sqlite3_close(db);
+	return rc == SQLITE_OK ? child_count(u, 0) : 200 + (rc & 0x3f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1276,7 +1839,7 @@ int main(int argc, char **argv)
 		T(cache_spill_transaction_commits),
 		T(every_synchronous_setting_commits_at_phasetwo),
 		T(every_journal_mode_commits_and_rolls_back),
-		T(wal_request_stays_in_rollback_mode),
+		T(wal_is_refused_however_it_is_asked_for),
 		T(threshold_zero_flushes_every_commit),
 		T(threshold_five_holds_up_to_five_pages),
 		T(threshold_minus_one_never_writes_the_file),
@@ -1285,7 +1848,7 @@ int main(int argc, char **argv)
 		T(transaction_past_the_cap_fails_with_full),
 		T(two_connections_share_one_region),
 		T(threads_keep_the_database_consistent),
-		T(second_process_gets_busy),
+		T(second_process_shares_the_database),
 		T(no_qnvram_is_cantopen),
 		T(fallback_wal_works_without_qnvram),
 		T(recovery_replays_committed_pages),
@@ -1294,12 +1857,24 @@ int main(int argc, char **argv)
 		T(vacuum_to_another_page_size),
 		T(sigkill_at_random_points_loses_no_commit),
 		T(stock_shell_loads_the_extension),
+		T(region_follows_the_file_through_link_and_rename),
+		T(stock_sqlite_cannot_read_or_overwrite_pages_in_qnvram),
+		T(another_uid_uses_the_owners_region_or_is_refused),
+		T(unlink_and_recreate_while_open_keeps_both),
+		T(growth_frees_the_scrap_a_crash_left),
+		T(a_restored_older_copy_is_refused_and_left_alone),
+		T(tool_shows_and_exports_the_committed_state),
+		T(attached_commit_writes_no_super_journal),
 #undef T
 	};
 	const char *s = getenv("QNVRAM_TEST_SEED");
 
 	if (argc == 3 && !strcmp(argv[1], "--try-open"))
 		return try_open(argv[2]);
+	if (argc == 3 && !strncmp(argv[1], "--count", 7))
+		return child_count(argv[2], !strcmp(argv[1], "--count-ro"));
+	if (argc == 3 && !strcmp(argv[1], "--insert"))
+		return child_insert(argv[2]);
 	seed = s ? (unsigned int)strtoul(s, NULL, 0) : (unsigned int)time(NULL);
 	print_message("QNVRAM_TEST_SEED=%u\n", seed);
 	sqlite3_config(SQLITE_CONFIG_LOG, log_cb, NULL);
