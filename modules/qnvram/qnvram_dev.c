@@ -120,20 +120,34 @@ static vm_fault_t qnvram_fault_wait_thaw(struct qnvram_pool *pool)
 }
 
 /*
+ * Map the faulting page of a region: the work of both the fault and the
+ * pfn_mkwrite handlers (@mkwrite: a store hit the page mapped read-only).
+ *
  * The binding cannot change while the vma exists (the vma holds the file),
  * so the region's offset is read without the pool lock. The pfn goes in
  * under the lock: a flush holds it from unmapping every region until its
  * copy is done, so no page gets mapped (and written) in between; a fault
  * during a flush waits for it. Lock order: mmap_lock, then the pool lock.
+ *
+ * A page is mapped writable only once nothing forbids a store: the current
+ * flash image, if any, has been made stale (qnvram_img_retire(), whose
+ * marker write drops the pool lock; once per image), and the region is
+ * marked touched. While writes are watched (qnvram_writes_watched()) a
+ * fault that only reads maps the page read-only, so that the first store
+ * comes back here through pfn_mkwrite; otherwise every fault maps it
+ * writable, as no later store needs to be seen.
  */
-static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
+static vm_fault_t qnvram_vma_map(struct vm_fault *vmf, bool mkwrite)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct qnvram_binding *b = vma->vm_private_data;
 	struct qnvram_pool *pool = b->pool;
+	bool write = mkwrite || (vmf->flags & FAULT_FLAG_WRITE);
 	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
 	unsigned long pfn;
+	pgprot_t prot;
 	vm_fault_t ret;
+	int err;
 
 	if (off >= b->length)
 		return VM_FAULT_SIGBUS;
@@ -145,19 +159,52 @@ static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
 	for (;;) {
 		if (mutex_lock_killable(&pool->lock))
 			return VM_FAULT_SIGBUS;
-		if (!time_before(jiffies, pool->frozen_until))
+		if (time_before(jiffies, pool->frozen_until)) {
+			pool->stats.frozen_faults++;
+			mutex_unlock(&pool->lock);
+			ret = qnvram_fault_wait_thaw(pool);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!write && qnvram_writes_watched(pool)) {
+			prot = vma->vm_page_prot;	/* read-only: writenotify */
 			break;
-		pool->stats.frozen_faults++;
-		mutex_unlock(&pool->lock);
-		ret = qnvram_fault_wait_thaw(pool);
-		if (ret)
-			return ret;
+		}
+		err = qnvram_img_retire(pool);
+		if (err == -EAGAIN)
+			continue;
+		if (err)
+			return VM_FAULT_SIGBUS;	/* unlocked; image current */
+		/* The region may change from now on. */
+		qnvram_region_touch(pool, b->slot);
+		/* vm_page_prot as it would be without writenotify. */
+		prot = vm_get_page_prot(vma->vm_flags);
+		break;
 	}
-	/* The region may change from now on. */
-	qnvram_region_touch(pool, b->slot);
-	ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	/* A present read-only pte is not replaced by an insert: zap it. */
+	if (mkwrite)
+		zap_vma_ptes(vma, vmf->address, PAGE_SIZE);
+	ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, prot);
 	mutex_unlock(&pool->lock);
 	return ret;
+}
+
+static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
+{
+	return qnvram_vma_map(vmf, false);
+}
+
+/*
+ * A store to a page mapped read-only. It is made writable here, under the
+ * pool lock, rather than by the caller after this returns: a flush could
+ * otherwise unmap the page, commit a new image and let a read fault map it
+ * read-only again in between, and the caller's check that the pte did not
+ * change would pass.
+ */
+static vm_fault_t qnvram_vma_pfn_mkwrite(struct vm_fault *vmf)
+{
+	return qnvram_vma_map(vmf, true);
 }
 
 /**
@@ -185,10 +232,16 @@ void qnvram_dev_unmap_all(struct qnvram_pool *pool)
 	}
 }
 
+/*
+ * With pfn_mkwrite, the mm maps shared writable vmas read-only by default
+ * (vma_wants_writenotify()): pages that faults map with vma->vm_page_prot
+ * trap the first store.
+ */
 static const struct vm_operations_struct qnvram_vm_ops = {
 	.open = qnvram_vma_open,
 	.close = qnvram_vma_close,
 	.fault = qnvram_vma_fault,
+	.pfn_mkwrite = qnvram_vma_pfn_mkwrite,
 };
 
 static int qnvram_mmap(struct file *file, struct vm_area_struct *vma)

@@ -4,6 +4,14 @@
  * restores it on a cold boot, swaps idle regions out and back in, and
  * triggers flushes when the power key is held and at power-off.
  *
+ * An image is *current* while the pool still holds exactly what it holds;
+ * only a current image may be restored. Before the pool first changes after
+ * one (a store through a mapping, a region created or freed), the change
+ * waits until qnvram_img_retire() has overwritten the image's header with
+ * its stale marker (qnvram_format.h), with FUA: a cold boot then finds no
+ * image to restore and formats the pool, saying so. The marker is written
+ * once per image, without the pool lock.
+ *
  * All I/O goes through two vmapped 1 MiB bounce buffers (the pool may be
  * reserved RAM without struct pages): writes of pool data alternate between
  * them, so that copying and checksumming one chunk overlaps with the device
@@ -168,13 +176,16 @@ static u64 qnvram_img_base(struct qnvram_pool *pool, int slot)
 /*
  * Find the newest image whose header and metadata are both sound, and keep
  * its metadata. A damaged newest image falls back to the older one, which
- * the next flush then does not overwrite.
+ * the next flush then does not overwrite. An image that a stale marker
+ * supersedes is never taken (pool->img_stale_seq says which flush the
+ * marker retired); new images are numbered above every header found.
  */
 static void qnvram_img_scan(struct qnvram_pool *pool)
 {
 	struct qnvram_img_header h[QNVRAM_NR_IMG_SLOTS] = {};
 	struct qnvram_meta *meta;
 	const char *why;
+	u64 magic;
 	int slot, i, ret;
 
 	for (slot = 0; slot < QNVRAM_NR_IMG_SLOTS; slot++) {
@@ -184,16 +195,26 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 		memcpy(&h[slot], qnvram_sync_buf(pool), sizeof(h[slot]));
 		/* A blank slot is normal; anything else is worth a line. */
 		ret = qnvram_img_validate(&h[slot], pool->bytes, &why);
-		if (ret && le64_to_cpu(h[slot].magic) == QNVRAM_IMG_MAGIC)
+		magic = le64_to_cpu(h[slot].magic);
+		if (ret && ret != -ESTALE && (magic == QNVRAM_IMG_MAGIC ||
+					      magic == QNVRAM_IMG_STALE_MAGIC))
 			pr_warn("image slot %d: %s\n", slot, why);
 		if (ret == -EINVAL)
 			pool->img_foreign = true;
+	}
+	slot = qnvram_img_newest(&h[0], &h[1], pool->bytes);
+	if (slot >= 0) {
+		pool->img_slot = slot;
+		pool->img_seq = le64_to_cpu(h[slot].seq);
 	}
 	meta = kmalloc(sizeof(*meta), GFP_KERNEL);
 	if (!meta)
 		return;
 	for (i = 0; i < QNVRAM_NR_IMG_SLOTS; i++) {
 		slot = qnvram_img_pick(&h[0], &h[1], pool->bytes);
+		if (slot == -ESTALE)
+			pool->img_stale_seq = qnvram_img_stale_seq(&h[0], &h[1],
+								   pool->bytes);
 		if (slot < 0)
 			break;
 		ret = qnvram_bio_rw(pool, REQ_OP_READ,
@@ -211,7 +232,7 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 		}
 		if (!ret) {
 			pool->img_slot = slot;
-			pool->img_seq = le64_to_cpu(h[slot].seq);
+			pool->img_hdr = h[slot];
 			pool->img_meta = meta;
 			return;
 		}
@@ -220,6 +241,223 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 		memset(&h[slot], 0, sizeof(h[slot]));
 	}
 	kfree(meta);
+}
+
+/*
+ * Write @marker over the header block of image slot @slot, durable when
+ * this returns (FUA). Without pool->lock: only the caller that set
+ * pool->img_marking writes, into pool->img_mark_page.
+ */
+static int qnvram_img_write_marker(struct qnvram_pool *pool, int slot,
+				   const struct qnvram_img_header *marker)
+{
+	struct page *page = pool->img_mark_page;
+	struct bio *bio;
+	int ret;
+
+	memset(page_address(page), 0, QNVRAM_IMG_HDR_BYTES);
+	memcpy(page_address(page), marker, sizeof(*marker));
+	/* NOIO: a page fault waits for it. */
+	bio = bio_alloc(pool->backing.bdev, 1,
+			REQ_OP_WRITE | REQ_SYNC | REQ_FUA, GFP_NOIO);
+	bio->bi_iter.bi_sector = qnvram_img_base(pool, slot) >> SECTOR_SHIFT;
+	__bio_add_page(bio, page, QNVRAM_IMG_HDR_BYTES, 0);
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret;
+}
+
+/*
+ * The current image's marker is on the device: the image is stale from
+ * now on. Caller holds pool->lock.
+ */
+static void qnvram_img_settle(struct qnvram_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	if (!pool->img_meta || le64_to_cpu(pool->img_hdr.seq) !=
+	    READ_ONCE(pool->img_marked_seq))
+		return;
+	pr_debug("image %llu (slot %d) is stale: the pool changes after it\n",
+		 le64_to_cpu(pool->img_hdr.seq), pool->img_slot);
+	kfree(pool->img_meta);
+	pool->img_meta = NULL;
+	pool->stats.img_retired++;
+}
+
+/*
+ * Wait until no stale marker is being written; caller holds pool->lock, so
+ * no new one starts until it drops it. Image slots are written only after
+ * this: a marker in flight must not land on a newer image's header.
+ */
+static void qnvram_img_mark_wait(struct qnvram_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	/* Acquire: pairs with the release in qnvram_img_retire(). */
+	wait_event(pool->img_mark_wq, !smp_load_acquire(&pool->img_marking));
+	qnvram_img_settle(pool);
+}
+
+/**
+ * qnvram_img_retire() - make sure no image on the device would be restored
+ *	as the pool's state, before the caller changes the pool
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * Called before whatever changes the pool's bytes or its table for good (a
+ * page mapped writable, a region created or freed): an image that no
+ * longer matches the pool must never be restored as if it did. If an image
+ * is current, its stale marker is written over its header block, with FUA,
+ * and only then may the change happen. The write is done without
+ * @pool->lock (faults that only read, and flushes, go on) and once per
+ * image: every later caller finds no current image and returns at once.
+ *
+ * Context: process, may sleep.
+ * Return: 0 with @pool->lock still held: no image is current, the caller
+ * may change the pool. Otherwise @pool->lock has been released: -EAGAIN
+ * when the caller must take it again and look again (a marker was written,
+ * by this caller or another, or a new image was committed meanwhile); or
+ * the error of the marker's write, and the image is still current: the
+ * change must not happen.
+ */
+int qnvram_img_retire(struct qnvram_pool *pool)
+{
+	struct qnvram_img_header marker;
+	bool marking;
+	int slot, ret;
+
+	lockdep_assert_held(&pool->lock);
+	/* Acquire: a marker finished here is seen by the settle below. */
+	marking = smp_load_acquire(&pool->img_marking);
+	qnvram_img_settle(pool);
+	if (!pool->img_meta)
+		return 0;
+	if (marking) {
+		mutex_unlock(&pool->lock);
+		/* Acquire: pairs with the release below, in the writer. */
+		wait_event(pool->img_mark_wq, !smp_load_acquire(&pool->img_marking));
+		return -EAGAIN;
+	}
+	marker = pool->img_hdr;
+	qnvram_img_mark_stale(&marker);
+	slot = pool->img_slot;
+	WRITE_ONCE(pool->img_marking, true);
+	mutex_unlock(&pool->lock);
+
+	ret = qnvram_img_write_marker(pool, slot, &marker);
+	if (!ret)
+		WRITE_ONCE(pool->img_marked_seq, le64_to_cpu(marker.seq));
+	/* Release: whoever sees it cleared sees img_marked_seq too. */
+	smp_store_release(&pool->img_marking, false);
+	wake_up_all(&pool->img_mark_wq);
+	if (!ret)
+		return -EAGAIN;
+	mutex_lock(&pool->lock);
+	pool->stats.img_retire_errors++;
+	mutex_unlock(&pool->lock);
+	pr_err_ratelimited("cannot mark image %llu stale (%d): the pool is left unchanged\n",
+			   le64_to_cpu(marker.seq), ret);
+	return ret;
+}
+
+/**
+ * qnvram_img_retire_at_load() - make the current image stale while the
+ *	module loads (it does not hold the pool being set up)
+ * @pool: the pool; caller holds @pool->lock, held again on return
+ * @why: what the image does not hold, for the log
+ *
+ * A marker that cannot be written is logged; the image then stays current
+ * and the first change of the pool tries again (and fails safe).
+ * Context: process, module init, may sleep.
+ */
+void qnvram_img_retire_at_load(struct qnvram_pool *pool, const char *why)
+{
+	u64 seq = le64_to_cpu(pool->img_hdr.seq);
+	int ret;
+
+	while ((ret = qnvram_img_retire(pool)) == -EAGAIN)
+		mutex_lock(&pool->lock);
+	if (ret) {
+		mutex_lock(&pool->lock);
+		pr_err("image %llu does not hold %s, and marking it stale failed (%d): the first change of the pool will try again\n",
+		       seq, why, ret);
+		return;
+	}
+	if (seq)
+		pr_warn("image %llu does not hold %s: marked stale, a cold boot will not restore it\n",
+			seq, why);
+}
+
+/**
+ * qnvram_img_holds_pool() - whether the current image holds the pool as it
+ *	is (a warm reboot's adopted pool, say)
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * The same regions (owner, name, length) in the same table entries, and
+ * each region's bytes with the image's CRC-32: a resident region's bytes
+ * in the pool, a swapped one by the CRC of its swap copy.
+ * Context: process, may sleep (checksums every resident region).
+ * Return: true when it does; false when not, or without a current image.
+ */
+bool qnvram_img_holds_pool(struct qnvram_pool *pool)
+{
+	int i;
+
+	lockdep_assert_held(&pool->lock);
+	if (!pool->img_meta)
+		return false;
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *m = &pool->img_meta->entries[i];
+		const struct qnvram_region_entry *e = &pool->meta->entries[i];
+		u32 crc;
+
+		if (!m->flags != !e->flags)
+			return false;
+		if (!e->flags)
+			continue;
+		if (m->uid != e->uid || m->magic != e->magic ||
+		    m->length != e->length)
+			return false;
+		if (le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED)
+			crc = le32_to_cpu(e->data_crc);
+		else
+			crc = qnvram_crc32(0, pool->base + le64_to_cpu(e->offset),
+					   le64_to_cpu(e->length));
+		if (crc != le32_to_cpu(m->data_crc))
+			return false;
+		cond_resched();
+	}
+	return true;
+}
+
+/**
+ * qnvram_img_current() - whether a cold boot would restore an image, which
+ *	then holds the pool as it is
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * Context: any (under the pool lock).
+ * Return: true while an image is current.
+ */
+bool qnvram_img_current(struct qnvram_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	qnvram_img_settle(pool);
+	return !!pool->img_meta;
+}
+
+/**
+ * qnvram_writes_watched() - whether a store to a region must be seen
+ *	before it happens
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * While an image is current (it must be retired first) or a background
+ * write-back's snapshot is being written (its image must not be committed
+ * if the pool changed), a page fault that only reads maps the page
+ * read-only, so that the first store faults again.
+ * Context: any (under the pool lock).
+ * Return: true when stores must fault.
+ */
+bool qnvram_writes_watched(struct qnvram_pool *pool)
+{
+	return qnvram_img_current(pool) || pool->wb.state == QNVRAM_WB_RUNNING;
 }
 
 /*
@@ -356,6 +594,11 @@ int qnvram_backing_open(struct qnvram_pool *pool, const char *path)
 		if (ret)
 			goto err_free_pages;
 	}
+	pool->img_mark_page = alloc_page(GFP_KERNEL);
+	if (!pool->img_mark_page) {
+		ret = -ENOMEM;
+		goto err_free_pages;
+	}
 	qnvram_img_scan(pool);
 	return 0;
 
@@ -379,6 +622,9 @@ void qnvram_backing_close(struct qnvram_pool *pool)
 
 	for (i = 0; i < QNVRAM_NR_BOUNCE; i++)
 		qnvram_bounce_free(&pool->bounce[i]);
+	if (pool->img_mark_page)
+		__free_page(pool->img_mark_page);
+	pool->img_mark_page = NULL;
 	kfree(pool->img_meta);
 	pool->img_meta = NULL;
 	mobio_bdev_close(&pool->backing);
@@ -411,7 +657,8 @@ u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off)
  *
  * Writes the header with a cache flush before it and FUA, so the data and
  * metadata are stable before the header names them; until it lands the
- * previous image stays current.
+ * previous image stays current. The caller guarantees that @img_meta and
+ * the data written are the pool as it is: the new image is current.
  *
  * Context: process, may sleep.
  * Return: 0 or -EIO.
@@ -424,6 +671,7 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 	int ret;
 
 	lockdep_assert_held(&pool->lock);
+	qnvram_img_mark_wait(pool);
 	ret = qnvram_bounce_drain(pool);
 	if (ret)
 		return ret;
@@ -443,6 +691,7 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 
 	pool->img_slot = slot;
 	pool->img_seq++;
+	pool->img_hdr = *hdr;
 	bytes += QNVRAM_GRANULE;
 	pool->stats.flushes++;
 	pool->stats.flush_bytes += bytes;
@@ -464,7 +713,8 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
  * current, so a torn flush loses nothing that the last flush saved.
  * Every region is unmapped first and apps' page faults wait for @pool->lock,
  * so the image is one state of each region, as apps left it when the flush
- * began.
+ * began, and it is current when the flush returns: the next store faults
+ * and retires it (qnvram_img_retire()).
  *
  * A background write-back in progress (qnvram_wb.c) is taken over: its
  * freeblock tasks are promoted and waited for, and the regions it wrote
@@ -490,6 +740,7 @@ int qnvram_flush(struct qnvram_pool *pool)
 	img_meta = kmemdup(pool->meta, sizeof(*img_meta), GFP_KERNEL);
 	if (!img_meta)
 		return -ENOMEM;
+	qnvram_img_mark_wait(pool);
 	qnvram_dev_unmap_all(pool);
 	/* Promote and wait for a background write-back into this slot. */
 	qnvram_wb_takeover(pool);
@@ -558,11 +809,13 @@ out_error:
  * @pool: the pool; caller holds @pool->lock
  *
  * Uses the image that qnvram_backing_open() found (header and metadata
- * sound). Regions whose data fails its checksum are dropped (and counted),
- * the others are copied into the pool; the metadata is then committed.
+ * sound, not superseded by a stale marker). Regions whose data fails its
+ * checksum are dropped (and counted), the others are copied into the pool;
+ * the metadata is then committed. The image stays current.
  *
  * Context: process, may sleep.
- * Return: 0; -ENOENT when no valid image exists; -EIO.
+ * Return: 0; -ENOENT when no valid image exists, or only a stale one (said
+ * in the log and counted); -EIO.
  */
 int qnvram_restore(struct qnvram_pool *pool)
 {
@@ -571,6 +824,11 @@ int qnvram_restore(struct qnvram_pool *pool)
 	int i, ret;
 
 	lockdep_assert_held(&pool->lock);
+	if (!pool->img_meta && pool->img_stale_seq) {
+		pr_warn("the newest flash image is stale (superseded after flush %llu): the pool changed after that flush and was not flushed again, so it is not restored\n",
+			pool->img_stale_seq);
+		pool->stats.restore_stale++;
+	}
 	if (!pool->img_meta)
 		return -ENOENT;
 	base = qnvram_img_base(pool, pool->img_slot);
@@ -589,7 +847,7 @@ int qnvram_restore(struct qnvram_pool *pool)
 			return ret;
 		if (crc != le32_to_cpu(e->data_crc)) {
 			pr_warn("image %llu: region uid %u magic %#x fails its checksum: dropped\n",
-				pool->img_seq, le32_to_cpu(e->uid),
+				le64_to_cpu(pool->img_hdr.seq), le32_to_cpu(e->uid),
 				le32_to_cpu(e->magic));
 			memset(e, 0, sizeof(*e));
 			pool->stats.restore_dropped++;
@@ -602,7 +860,7 @@ int qnvram_restore(struct qnvram_pool *pool)
 	pool->meta_slot = 1;
 	qnvram_meta_commit(pool);
 	pr_info("restored pool from image %llu (%u regions with data)\n",
-		pool->img_seq, nr);
+		le64_to_cpu(pool->img_hdr.seq), nr);
 	return 0;
 }
 

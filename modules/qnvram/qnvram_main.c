@@ -263,12 +263,17 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
  *	(QNVRAM_REQ_CREATED or 0) are filled in
  * @create: QNVRAM_IOC_ALLOC (true) or QNVRAM_IOC_RETRIEVE (false)
  *
+ * Creating a region changes the pool: the current flash image, if any, is
+ * made stale first (qnvram_img_retire()). Binding an existing region (and
+ * swapping it in) changes no byte of it and leaves the image current.
+ *
  * Context: process, may sleep (flash I/O for swap-in or swap-out).
  * Return: 0; -EINVAL for bad flags, reserved fields, sizes or uids; -EPERM
  * for another user's region; -EBUSY if @b is already bound; -EEXIST
  * (create without QNVRAM_REQ_OPEN_EXISTING) or -ENOENT (retrieve) for the
  * region's presence; -ENOSPC, -EDQUOT when it does not fit; -EIO when a
- * swapped region's data fails its checksum.
+ * swapped region's data fails its checksum, or when the current image
+ * cannot be made stale.
  */
 int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 		       struct qnvram_region_req *req, bool create)
@@ -286,6 +291,7 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 	if (ret)
 		return ret;
 
+again:
 	mutex_lock(&pool->lock);
 	if (b->slot >= 0) {
 		ret = -EBUSY;
@@ -301,6 +307,11 @@ int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 		goto out_unlock;
 	}
 	if (slot < 0) {
+		ret = qnvram_img_retire(pool);
+		if (ret == -EAGAIN)
+			goto again;
+		if (ret)
+			return ret;	/* unlocked */
 		slot = qnvram_region_create(pool, uid, req->magic, req->size);
 		if (slot < 0) {
 			ret = slot;
@@ -365,14 +376,19 @@ void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b)
  * @uid: owner, as stored in the pool (see qnvram_resolve_uid())
  * @magic: name
  *
+ * The current flash image, if any, is made stale first: it holds the
+ * region.
+ *
  * Context: process, may sleep.
  * Return: 0; -ENOENT if there is no such region; -EBUSY while a file is
- * bound to it (an app still maps it).
+ * bound to it (an app still maps it); -EIO when the current image cannot
+ * be made stale.
  */
 int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic)
 {
 	int slot, ret = 0;
 
+again:
 	mutex_lock(&pool->lock);
 	slot = qnvram_meta_find(pool->meta, uid, magic);
 	if (slot < 0) {
@@ -380,6 +396,11 @@ int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic)
 	} else if (pool->rt[slot].binds) {
 		ret = -EBUSY;
 	} else {
+		ret = qnvram_img_retire(pool);
+		if (ret == -EAGAIN)
+			goto again;
+		if (ret)
+			return ret;	/* unlocked */
 		memset(qnvram_entry(pool, slot), 0, sizeof(struct qnvram_region_entry));
 		qnvram_meta_commit(pool);
 		qnvram_region_changed(pool, slot);
@@ -477,6 +498,12 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("bg_swap_errors", pool->stats.bg_swap_errors);
 	QNVRAM_STAT("bg_swap_waits", pool->stats.bg_swap_waits);
 	QNVRAM_STAT("bg_swap_promotions", pool->stats.bg_swap_promotions);
+	QNVRAM_STAT("img_current", qnvram_img_current(pool));
+	QNVRAM_STAT("img_seq", pool->img_seq);
+	QNVRAM_STAT("img_retired", pool->stats.img_retired);
+	QNVRAM_STAT("img_retire_errors", pool->stats.img_retire_errors);
+	QNVRAM_STAT("restore_stale", pool->stats.restore_stale);
+	QNVRAM_STAT("wb_stale", pool->stats.wb_stale);
 	mutex_unlock(&pool->lock);
 #undef QNVRAM_STAT
 	return n;
@@ -573,6 +600,13 @@ static int qnvram_pool_load(struct qnvram_pool *pool)
 		pr_info("adopted pool: generation %llu (slot %d; slot %d: %s)\n",
 			le64_to_cpu(pool->meta->hdr.generation), cur, cur ^ 1,
 			why0);
+		/*
+		 * Every change retires the current image first, so it holds
+		 * the pool unless RAM changed without this module (an older
+		 * one): compare, as a cold boot would restore it.
+		 */
+		if (pool->img_meta && !qnvram_img_holds_pool(pool))
+			qnvram_img_retire_at_load(pool, "the adopted pool");
 		return 0;
 	}
 	ret0 = qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 0), pool->bytes,
@@ -610,6 +644,9 @@ format:
 	qnvram_meta_commit(pool);
 	pool->boot_source = QNVRAM_BOOT_FORMATTED;
 	pr_info("formatted pool of %llu bytes\n", pool->bytes);
+	/* An image not restored (reformat=1, a failed restore) is not it. */
+	if (pool->img_meta)
+		qnvram_img_retire_at_load(pool, "the formatted pool");
 	return 0;
 }
 
@@ -626,6 +663,7 @@ static int __init qnvram_init(void)
 	}
 
 	mutex_init(&pool->lock);
+	init_waitqueue_head(&pool->img_mark_wq);
 	INIT_LIST_HEAD(&pool->bindings);
 	pool->frozen_until = jiffies;
 	pool->img_slot = -1;

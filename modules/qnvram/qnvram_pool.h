@@ -13,6 +13,7 @@
 #include <linux/uidgid.h>
 #include <linux/notifier.h>
 #include <linux/completion.h>
+#include <linux/wait.h>
 #include <linux/blk_types.h>
 #include <linux/qnvram.h>
 #include "mobio_compat.h"
@@ -34,14 +35,14 @@ enum qnvram_boot_source {
  * @maps: vmas mapping it (for reports only)
  * @last_used_ns: ktime of the last bind or unbind, for swap-out order
  * @touched: the region's bytes may have changed since the last background
- *	write-back snapshot (a page fault mapped it, it was created or swapped
- *	in). Protected by qnvram_pool.lock.
+ *	write-back snapshot (a page fault mapped it writable, it was created
+ *	or swapped in). Protected by qnvram_pool.lock.
  * @dirty: the region's bytes may differ from the newest flash image (set
  *	with @touched, and for every region adopted after a warm reboot;
  *	cleared by an image that holds its present bytes, or a swap-out).
  *	Protected by qnvram_pool.lock.
  * @gen: bumped whenever the entry's region may have changed: bound,
- *	faulted in, created, freed, swapped out or in. A background swap-out
+ *	mapped writable, created, freed, swapped out or in. A background swap-out
  *	commits only when it is the same as when it copied the region.
  *	Protected by qnvram_pool.lock.
  * @bg_busy: a background swap-out is writing the region (qnvram_bgswap.c).
@@ -101,6 +102,14 @@ struct qnvram_region_rt {
  * @bg_swap_waits: allocations and swap-ins that found no room while a
  *	background swap-out ran, and promoted it and waited for it
  * @bg_swap_promotions: freeblock tasks promoted by those waits
+ * @img_retired: images made stale (their marker written) because the pool
+ *	was about to change after them
+ * @img_retire_errors: stale markers that could not be written (the change
+ *	was refused: SIGBUS for a page fault, the errno for an ioctl)
+ * @restore_stale: cold boots (0 or 1) that found the newest image stale
+ *	and formatted the pool instead of restoring it
+ * @wb_stale: background write-backs not committed because the pool
+ *	changed between their snapshot and their commit
  *
  * Protected by qnvram_pool.lock, except @power_key_presses (written in
  * atomic context by the input handler, read racily).
@@ -139,6 +148,10 @@ struct qnvram_stats {
 	u64 bg_swap_errors;
 	u64 bg_swap_waits;
 	u64 bg_swap_promotions;
+	u64 img_retired;
+	u64 img_retire_errors;
+	u64 restore_stale;
+	u64 wb_stale;
 };
 
 /**
@@ -388,12 +401,31 @@ struct qnvram_bgswap {
  * @bounce: two buffers for bios, so that copying one chunk out of the pool
  *	overlaps with writing the previous one
  * @next_bounce: the buffer the next asynchronous write uses
- * @img_slot: image slot holding the newest valid image, -1 for none
- * @img_seq: sequence number of that image
- * @img_meta: that image's metadata (NULL for none): a cold boot restores
- *	it, so the swap space its swapped regions use is not reused
+ * @img_slot: image slot holding the current image, or when there is none
+ *	the newest header (image or stale marker) on the device; -1 for none.
+ *	The next image goes into the other slot.
+ * @img_seq: the highest flush number on the device: the next image is
+ *	numbered @img_seq + 1
+ * @img_hdr: the current image's header (while @img_meta is set)
+ * @img_meta: the current image's metadata, NULL when there is none. An
+ *	image is current while the pool still holds what it holds: a cold boot
+ *	restores it, so the swap space its swapped regions use is not reused,
+ *	and nothing may change in the pool before qnvram_img_retire() has
+ *	made it stale on the device
  * @img_foreign: an image slot holds a sealed image that does not fit this
  *	pool (another size): loading refuses to overwrite it unless told to
+ * @img_stale_seq: the flush whose stale marker the load found instead of a
+ *	current image (0: none)
+ *
+ * Retiring the current image (qnvram_flash.c), the write itself without
+ * @lock:
+ * @img_marking: a stale marker is being written; set under @lock, cleared
+ *	without it; image slots are not written meanwhile
+ * @img_marked_seq: the image whose marker was written last (durable);
+ *	written before @img_marking is cleared
+ * @img_mark_wq: woken when @img_marking is cleared
+ * @img_mark_page: the marker's buffer (one page, used by one writer at a
+ *	time: the one that set @img_marking)
  *
  * Mappings, protected by @lock:
  * @bindings: every open /dev/qnvram file (struct qnvram_binding.node); a
@@ -429,8 +461,15 @@ struct qnvram_pool {
 	unsigned int next_bounce;
 	int img_slot;
 	u64 img_seq;
+	struct qnvram_img_header img_hdr;
 	struct qnvram_meta *img_meta;
 	bool img_foreign;
+	u64 img_stale_seq;
+
+	bool img_marking;
+	u64 img_marked_seq;
+	wait_queue_head_t img_mark_wq;
+	struct page *img_mark_page;
 
 	struct list_head bindings;
 	unsigned long frozen_until;
@@ -483,7 +522,7 @@ void qnvram_meta_commit(struct qnvram_pool *pool);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 				  struct mobio_stat *stats, unsigned int max);
-#define QNVRAM_NR_STATS	56
+#define QNVRAM_NR_STATS	64
 
 /* qnvram_flash.c */
 int qnvram_backing_open(struct qnvram_pool *pool, const char *path);
@@ -499,6 +538,11 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 		      u64 start_ns);
 u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off);
 int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff);
+int qnvram_img_retire(struct qnvram_pool *pool);
+void qnvram_img_retire_at_load(struct qnvram_pool *pool, const char *why);
+bool qnvram_img_holds_pool(struct qnvram_pool *pool);
+bool qnvram_img_current(struct qnvram_pool *pool);
+bool qnvram_writes_watched(struct qnvram_pool *pool);
 
 /* qnvram_wb.c */
 void qnvram_wb_init(struct qnvram_pool *pool);

@@ -12,7 +12,10 @@
  * from the staging buffer. When every task has ended the image header is
  * written, after a cache flush and with FUA, exactly as a flush commits:
  * the image is the pool as it was at the snapshot, and until its header
- * lands the previous image stays current.
+ * lands the previous image stays current. It is committed only if the pool
+ * is still that (no region mapped writable, created, swapped in or freed
+ * since the snapshot: while a write-back runs, faults that only read map
+ * read-only); else it would be stale at birth, and it is dropped.
  *
  * A synchronous flush (power key, power-off, mobioctl qnvram flush) that
  * finds a write-back running takes it over: with the regions unmapped it
@@ -397,7 +400,10 @@ static int qnvram_wb_start(struct qnvram_pool *pool)
 	}
 	wb->slot = pool->img_slot == 0 ? 1 : 0;
 	wb->start_ns = ktime_get_ns();
-	/* From here on a write to a region faults, and marks it touched. */
+	/*
+	 * From here on a write to a region faults, and marks it touched
+	 * (qnvram_writes_watched(): read faults map read-only meanwhile).
+	 */
 	qnvram_dev_unmap_all(pool);
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
 		pool->rt[i].touched = false;
@@ -425,7 +431,8 @@ err_put:
  * qnvram_wb_end() - end the background write-back, if one is running
  * @pool: the pool; caller holds @pool->lock
  * @result: 0 when an image holding its snapshot (or a newer state) was
- *	committed, else the negative errno that ended it
+ *	committed, else the negative errno that ended it (-ESTALE: the pool
+ *	changed after the snapshot, no image)
  *
  * Every task must have ended. Frees the staging buffer and releases
  * freeblock; a taken-over write-back counts the regions whose bytes it had
@@ -495,6 +502,29 @@ static void qnvram_wb_clean(struct qnvram_pool *pool)
 	}
 }
 
+/*
+ * Whether the pool is still what the snapshot copied: no region touched
+ * (mapped writable, created, swapped in) and none freed or replaced since.
+ * A swap-out moves a region's bytes without changing them. Only then is
+ * the image current when committed. Caller holds pool->lock.
+ */
+static bool qnvram_wb_unchanged(struct qnvram_pool *pool)
+{
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *s = &pool->wb.meta->entries[i];
+		const struct qnvram_region_entry *e = &pool->meta->entries[i];
+
+		if (pool->rt[i].touched || !s->flags != !e->flags)
+			return false;
+		if (s->flags && (s->uid != e->uid || s->magic != e->magic ||
+				 s->length != e->length))
+			return false;
+	}
+	return true;
+}
+
 /* Every task has ended and nobody took over: commit the image. */
 static void qnvram_wb_commit_fn(struct work_struct *work)
 {
@@ -511,6 +541,11 @@ static void qnvram_wb_commit_fn(struct work_struct *work)
 	    !completion_done(&wb->tasks_done))
 		goto out_unlock;
 	ret = qnvram_wb_error(wb);
+	if (!ret && !qnvram_wb_unchanged(pool)) {
+		/* Its image would not hold the pool: never make it current. */
+		ret = -ESTALE;
+		pool->stats.wb_stale++;
+	}
 	if (!ret)
 		ret = qnvram_img_commit(pool, wb->slot, wb->meta, wb->nr_regions,
 					wb->data_bytes + QNVRAM_META_IO_BYTES,
@@ -521,7 +556,7 @@ static void qnvram_wb_commit_fn(struct work_struct *work)
 		pool->stats.wb_images++;
 		pool->stats.wb_regions += wb->nr_regions;
 		pool->stats.wb_bytes += wb->data_bytes;
-	} else {
+	} else if (ret != -ESTALE) {
 		pool->stats.wb_errors++;
 		pr_warn("background write-back to image slot %d failed: %d\n",
 			wb->slot, ret);
@@ -616,9 +651,10 @@ bool qnvram_wb_written(struct qnvram_pool *pool, int slot, u32 *crc)
  * @pool: the pool; caller holds @pool->lock
  * @slot: its table entry
  *
- * Called when a page of it is mapped (page fault), and when it is created
- * or swapped in: a running write-back's copy of it is then stale for a
- * flush, and it is dirty until an image holds it again.
+ * Called when a page of it is mapped writable (page fault), and when it is
+ * created or swapped in: a running write-back's copy of it is then stale
+ * for a flush (and the write-back is not committed), and it is dirty until
+ * an image holds it again.
  * Context: any (under the pool lock).
  */
 void qnvram_region_touch(struct qnvram_pool *pool, int slot)
