@@ -1944,7 +1944,20 @@ static int ppc_view_sync(struct ppc_shared *sh, struct ppc_file *p)
 		unsigned char *addr;
 		size_t len;
 		uint32_t magic;
+		struct ppc_fhdr fh;
 
+		/*
+		 * A region matters to a reader only once a commit fenced the
+		 * file: one header read instead of a qNVRAM lookup per lock.
+		 */
+		rc = ppc_fhdr_read(&io, &fh);
+		if (rc != SQLITE_OK)
+			return rc;
+		if (!fh.fenced && sh->checked) {
+			sh->db_bytes = fh.bytes;
+			sh->base_bytes = fh.bytes;
+			return SQLITE_OK;
+		}
 		err = ppc_region_find(&sh->id, sh->path, 0, &addr, &len,
 				      &magic);
 		if (err) {
@@ -1982,8 +1995,9 @@ static int ppc_view_sync(struct ppc_shared *sh, struct ppc_file *p)
 			sh->st->recoveries++;
 			ppc_stats_persist(sh);
 			sqlite3_log(SQLITE_NOTICE_RECOVER_ROLLBACK,
-				    "ppcache: %s: %u committed pages in qNVRAM "
-				    "that the file lacks (txn %llu)", sh->path,
+				    "ppcache: %s: recovered %u committed pages "
+				    "in qNVRAM that the file lacks (txn %llu)",
+				    sh->path,
 				    sh->ncommitted,
 				    (unsigned long long)sh->txn);
 		}
