@@ -336,6 +336,7 @@ struct ppc_shared {
 
 	pthread_mutex_t mu;
 	int real_journals;	/* hot journals open through the lower VFS */
+	int disk_journal;	/* one was opened and not yet deleted */
 	int refused;		/* SQLite error code once the check failed */
 	int checked;		/* file and region checked against each other */
 
@@ -2282,13 +2283,20 @@ static struct ppc_shared *ppc_reg_lookup(dev_t dev, ino_t ino)
 	return NULL;
 }
 
-/* Join entry @sh (found with a reference) as a connection with @o. */
+/*
+ * Join entry @sh (found with a reference) as a connection with @o; on
+ * failure the reference is dropped.
+ */
 static int ppc_shared_join(struct ppc_shared *sh, const struct ppc_opts *o)
 {
 	if (sh->fallback && !o->fallback) {
 		sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is open in fallback=wal "
 			    "mode in this process; open it with fallback=wal "
 			    "too", sh->path);
+		pthread_mutex_lock(&ppc_reg_mu);
+		sh->nconn--;
+		pthread_mutex_unlock(&ppc_reg_mu);
+		ppc_shared_put(sh);
 		return SQLITE_CANTOPEN;
 	}
 	pthread_mutex_lock(&sh->mu);
@@ -2332,14 +2340,7 @@ static int ppc_shared_get(struct ppc_file *p, const char *zName,
 	if (sh) {
 		close(fd);
 		*out = sh;
-		rc = ppc_shared_join(sh, o);
-		if (rc != SQLITE_OK) {
-			pthread_mutex_lock(&ppc_reg_mu);
-			sh->nconn--;
-			pthread_mutex_unlock(&ppc_reg_mu);
-			ppc_shared_put(sh);
-		}
-		return rc;
+		return ppc_shared_join(sh, o);
 	}
 
 	/* a new entry, published only once it is checked */
@@ -2418,14 +2419,7 @@ publish:
 		ppc_region_forget(sh);
 		ppc_shared_destroy(sh);
 		*out = other;
-		rc = ppc_shared_join(other, o);
-		if (rc != SQLITE_OK) {
-			pthread_mutex_lock(&ppc_reg_mu);
-			other->nconn--;
-			pthread_mutex_unlock(&ppc_reg_mu);
-			ppc_shared_put(other);
-		}
-		return rc;
+		return ppc_shared_join(other, o);
 	}
 	*out = sh;
 	return SQLITE_OK;
@@ -2518,8 +2512,7 @@ static int ppc_excl_prepare(struct ppc_shared *sh, struct ppc_file *p)
 static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 {
 	struct ppc_io io = { ORIGFILE(p), -1 };
-	static const unsigned char v1[2] = { 1, 1 };
-	static const unsigned char zero[8];
+	unsigned char h[PPC_FH_BYTES];
 	uint32_t name;
 	int rc, lock = p->lock;
 
@@ -2541,9 +2534,12 @@ static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 		goto out;
 	}
 	if (sh->fence_on) {
-		rc = ppc_io_write(&io, v1, sizeof(v1), PPC_FH_WRITE_VER);
-		if (rc == SQLITE_OK)
-			rc = ppc_io_write(&io, zero, sizeof(zero), PPC_FH_SALT);
+		/* the header in one write: never half a fence */
+		rc = ppc_io_read(&io, h, sizeof(h), 0);
+		if (rc == SQLITE_OK) {
+			ppc_fence_hide(h, 0, sizeof(h));
+			rc = ppc_io_write(&io, h, sizeof(h), 0);
+		}
 		if (rc == SQLITE_OK)
 			rc = ppc_io_sync(&io, 0);
 		if (rc != SQLITE_OK)
@@ -3326,7 +3322,10 @@ static int ppc_open_journal(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	struct ppc_shared *sh = ppc_shared_find_companion(zName, "-journal");
 	int rc;
 
-	if (sh && !sh->fallback && !ppc_journal_is_hot(zName))
+	if (sh && !sh->fallback &&
+	    ((__atomic_load_n(&sh->fence_on, __ATOMIC_RELAXED) &&
+	      !__atomic_load_n(&sh->disk_journal, __ATOMIC_RELAXED)) ||
+	     !ppc_journal_is_hot(zName)))
 		return ppc_open_memory(p, sh, flags, pOutFlags);
 	memset(p, 0, sizeof(*p));
 	rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
@@ -3340,6 +3339,7 @@ static int ppc_open_journal(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	if (sh && !sh->fallback) {
 		pthread_mutex_lock(&sh->mu);
 		sh->real_journals++;
+		__atomic_store_n(&sh->disk_journal, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&sh->mu);
 	}
 	p->sh = sh;
@@ -3427,17 +3427,66 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	return SQLITE_OK;
 }
 
-/* Journals and WAL files are asked of the lower VFS: it knows the disk. */
+/*
+ * Whether @zName is the journal or WAL of a database whose file carries
+ * this process's fence: no stock SQLite process can have written that file
+ * since the fence went on, so neither can exist on disk (ppcache's own are
+ * in memory) unless this process opened a real one (a stock hot journal it
+ * rolled back) and has not deleted it yet; the answer then needs no system
+ * call. The fence comes off only under EXCLUSIVE with the generation
+ * bumped, which the next lock sees. *@jsh gets a -journal's entry (with a
+ * reference) when the disk must be asked.
+ */
+static int ppc_companion_fenced(const char *zName, struct ppc_shared **jsh)
+{
+	struct ppc_shared *sh = ppc_shared_find_companion(zName, "-journal");
+	int r, journal = sh != NULL;
+
+	*jsh = NULL;
+	if (!sh)
+		sh = ppc_shared_find_companion(zName, "-wal");
+	if (!sh)
+		return 0;
+	r = !sh->fallback && __atomic_load_n(&sh->fence_on, __ATOMIC_RELAXED) &&
+	    !(journal && __atomic_load_n(&sh->disk_journal, __ATOMIC_RELAXED));
+	if (!r && journal)
+		*jsh = sh;
+	else
+		ppc_shared_put(sh);
+	return r;
+}
+
+/* Otherwise journals and WAL files are asked of the lower VFS. */
 static int ppcDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir)
 {
-	int rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
+	struct ppc_shared *jsh;
+	int rc;
 
-	return rc == SQLITE_IOERR_DELETE_NOENT ? SQLITE_OK : rc;
+	if (ppc_companion_fenced(zName, &jsh))
+		return SQLITE_OK;
+	rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
+	if (rc == SQLITE_IOERR_DELETE_NOENT)
+		rc = SQLITE_OK;
+	if (jsh) {
+		if (rc == SQLITE_OK)
+			__atomic_store_n(&jsh->disk_journal, 0,
+					 __ATOMIC_RELAXED);
+		ppc_shared_put(jsh);
+	}
+	return rc;
 }
 
 static int ppcAccess(sqlite3_vfs *pVfs, const char *zName, int flags,
 		     int *pResOut)
 {
+	struct ppc_shared *jsh;
+
+	if (ppc_companion_fenced(zName, &jsh)) {
+		*pResOut = 0;
+		return SQLITE_OK;
+	}
+	if (jsh)
+		ppc_shared_put(jsh);
 	return ORIGVFS(pVfs)->xAccess(ORIGVFS(pVfs), zName, flags, pResOut);
 }
 
