@@ -176,7 +176,10 @@ case $MOBIO_BOOT in
 	check_ok writeback_image_has_the_newest_bytes qnvtest verify 0 6 206
 
 	# --- a write-back whose snapshot changes before its commit -------------
-	check_ok insmod_freeblock insmod /mobio/freeblock.ko
+	# A 1 s idle window: beside a back-to-back reader nothing of the
+	# write-back is issued before the reader stops, so the app's store
+	# surely lands between its snapshot and its commit.
+	check_ok insmod_freeblock insmod /mobio/freeblock.ko idle_min_us=1000000 idle_max_us=1000000
 	fbtest load "$DISK_flash" 40 >/tmp/load.out &
 	lp=$!
 	sleep 1
@@ -184,6 +187,7 @@ case $MOBIO_BOOT in
 	sleep 2
 	check_eq writeback_waits_for_idle_time 1 "$(qnvram_stat wb_running)"
 	rewrite 6 306 || fail rewrite_6 "expected the app to fill region 6"
+	check_eq store_lands_before_the_commit 1 "$(qnvram_stat wb_running)"
 	kill $lp 2>/dev/null
 	wait $lp
 	wait_stat wb_running 0 60
