@@ -246,7 +246,7 @@ case $MOBIO_BOOT in
 	ddy=$(qnvram_stat direct_dirty_regions)
 	fr=$(fb_stat fg_requests)
 	fd=$(fb_stat fg_delayed)
-	log "periodic write-back, $(cat /tmp/app.rounds) app rounds: $(qnvram_stat wb_images) background images, $(qnvram_stat wb_takeovers) taken over; dirty regions cleaned in the background $wbd, by the power-key and final flushes $ddy; foreground requests $fr, delayed $fd; blocks idle $(fb_stat bg_issued_idle) promoted $(fb_stat bg_issued_promoted)"
+	log "periodic write-back, $(cat /tmp/app.rounds) app rounds: $(qnvram_stat wb_images) background images, $(qnvram_stat wb_takeovers) taken over, $(qnvram_stat wb_stale) not committed (the app wrote after the snapshot); dirty regions cleaned in the background $wbd, by the power-key and final flushes $ddy; foreground requests $fr, delayed $fd; blocks idle $(fb_stat bg_issued_idle) promoted $(fb_stat bg_issued_promoted)"
 	check_eq power_key_flushed_at_the_end 1 "$(qnvram_stat power_key_flushes)"
 	check_ge periodic_images_committed 3 "$(qnvram_stat wb_images)"
 	check_eq periodic_no_error 0 "$(qnvram_stat wb_errors)"
