@@ -302,7 +302,8 @@ def project_files(kver):
     """Project artifacts that go into /mobio and /usr/local."""
     import glob
     kos = sorted(glob.glob(os.path.join(BUILD, kver, "modules", "*", "*.ko")))
-    bins = [p for p in [os.path.join(TOP, "tools", "mobioctl")] if os.path.exists(p)]
+    bins = [p for p in [os.path.join(TOP, "tools", "mobioctl"),
+                        os.path.join(TOP, "sqlite-ppcache", "ppcache")] if os.path.exists(p)]
     bins += sorted(p for p in glob.glob(os.path.join(BUILD, "user", "guest", "*"))
                    if os.path.isfile(p) and os.access(p, os.X_OK))
     libs = sorted(glob.glob(os.path.join(TOP, "libqnvram", "libqnvram.so*")))

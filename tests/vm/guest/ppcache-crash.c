@@ -14,6 +14,11 @@
  *		Opens DB (ppcache recovers it) and verifies it; prints one line
  *		"ok committed=M logged=L inflight=0|1 ..." and exits 0, or
  *		"FAIL <what>: expected ..., saw ..." and exits 1.
+ *	ppcache-crash peek DB LOG [--vfs ppcache|wal]
+ *		Reads the newest committed id (meta.last) as a second process
+ *		beside a running writer would, waiting for its lock; prints
+ *		"peek last=M logged=L" (L: the log read before the database)
+ *		and exits 0; M < L fails.
  *
  * --vfs ppcache (the default) opens file:DB?vfs=ppcache&threshold=N (LazyFlush
  * threshold, default 5); --vfs wal opens DB with the unix VFS, journal_mode=WAL,
@@ -512,11 +517,38 @@ static int pc_check(const struct pc_opts *o)
 	return PC_OK;
 }
 
+/* --- peek -------------------------------------------------------------- */
+
+static int pc_peek(const struct pc_opts *o)
+{
+	int64_t lines, logged, last = -1;
+	off_t intact;
+	sqlite3_stmt *st;
+
+	logged = pc_last_logged(o->log, &lines, &intact);
+	pc_open(o);
+	st = pc_prepare("SELECT last FROM meta");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		last = sqlite3_column_int64(st, 0);
+	else
+		pc_die(PC_FAIL, "peek: expected meta's row, saw %s",
+		       sqlite3_errmsg(pc_db));
+	sqlite3_finalize(st);
+	if (sqlite3_close(pc_db) != SQLITE_OK)
+		pc_die(PC_ERROR, "close: %s", sqlite3_errmsg(pc_db));
+	if (last < logged)
+		pc_die(PC_FAIL, "peek: expected last >= logged %" PRId64
+		       ", saw %" PRId64, logged, last);
+	printf("peek last=%" PRId64 " logged=%" PRId64 "\n", last, logged);
+	return PC_OK;
+}
+
 static void pc_usage(void)
 {
 	fprintf(stderr,
 		"usage: ppcache-crash write DB LOG [--vfs ppcache|wal] [--threshold N] [--count N]\n"
-		"       ppcache-crash check DB LOG [--vfs ppcache|wal] [--after-flush N]\n");
+		"       ppcache-crash check DB LOG [--vfs ppcache|wal] [--after-flush N]\n"
+		"       ppcache-crash peek DB LOG [--vfs ppcache|wal]\n");
 	exit(PC_USAGE);
 }
 
@@ -548,6 +580,8 @@ int main(int argc, char **argv)
 		return pc_write(&o);
 	if (!strcmp(argv[1], "check"))
 		return pc_check(&o);
+	if (!strcmp(argv[1], "peek"))
+		return pc_peek(&o);
 	pc_usage();
 	return PC_USAGE;
 }
