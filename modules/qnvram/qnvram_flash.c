@@ -825,7 +825,7 @@ int qnvram_restore(struct qnvram_pool *pool)
 
 	lockdep_assert_held(&pool->lock);
 	if (!pool->img_meta && pool->img_stale_seq) {
-		pr_warn("the newest flash image is stale (superseded after flush %llu): the pool changed after that flush and was not flushed again, so it is not restored\n",
+		pr_warn("no current flash image: the image is stale (superseded after flush %llu), the pool changed after that flush; not restored\n",
 			pool->img_stale_seq);
 		pool->stats.restore_stale++;
 	}
