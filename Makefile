@@ -18,7 +18,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
-.PHONY: all help deps modules lib tools unit checkpatch sparse check demo demo-qnvram install-check make-selftest \
+.PHONY: all help deps modules lib tools unit sqlite-tests checkpatch sparse check demo demo-qnvram install-check make-selftest \
 	install dkms-install dkms-build clean
 
 all: modules lib tools
@@ -26,13 +26,14 @@ all: modules lib tools
 help:
 	@echo "make               build modules (KVER=<kver>|all), libqnvram, the ppcache VFS and tools"
 	@echo "make deps          install the Debian packages and kernels (root)"
-	@echo "make check         every test: unit, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
+	@echo "make check         every test: unit, SQLite's suite on ppcache, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
 	@echo "make demo          the main job in a VM: SQLite on ppcache vs WAL, then kills, reboot, power cut"
 	@echo "make demo-qnvram   qNVRAM alone in a VM: app state surviving kills, reboots, power loss"
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
 	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
-	@echo "make unit | checkpatch | sparse | dkms-check | install-check | make-selftest   the parts of make check"
+	@echo "make unit | sqlite-tests | checkpatch | sparse | dkms-check | install-check | make-selftest   the parts of make check"
+	@echo "make sqlite-tests  SQLite's own TCL tests against ppcache as the default VFS, on the host (T=\"pager1 crash*\": those files)"
 	@echo "make make-selftest the Makefile on a fresh machine: no step of demo or check gets an empty kernel (dry run, seconds)"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
@@ -122,6 +123,13 @@ tools: lib
 unit:
 	$(MAKE) -C tests/unit check
 
+# SQLite's own TCL test suite against ppcache (tests/sqlite/, docs/ppcache.md):
+# testfixture from Debian's source of the installed libsqlite3 (deps.sh
+# fetches it), built once into build/sqlite-tests/; T="name glob..." runs
+# only those files, SQLITE_TESTS_VFS=unix the same files on stock SQLite.
+sqlite-tests:
+	@t0=$$(date +%s.%N); $(MAKE) --no-print-directory -C tests/sqlite check SQLITE_TESTS_T0=$$t0
+
 install: lib tools
 	$(MAKE) -C libqnvram install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	$(MAKE) -C sqlite-ppcache install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
@@ -172,6 +180,7 @@ check: deps
 	$(MAKE) make-selftest
 	$(MAKE) KVER=all modules lib tools
 	$(MAKE) unit
+	$(MAKE) sqlite-tests
 	$(MAKE) install-check
 	$(MAKE) checkpatch
 	$(MAKE) sparse

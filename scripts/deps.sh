@@ -14,6 +14,13 @@
 # into .cache/linux-source-<headers-version>/{block/*.h,scripts/...}, where
 # <headers-version> is the Debian version of linux-headers-<kver> (dpkg-query -W).
 #
+# SQLite's source with its TCL test suite (make sqlite-tests, tests/sqlite/): the
+# Debian source package of the installed libsqlite3-0, at that exact version, in
+# .cache/sqlite3-src/<version>/sqlite3-<upstream>/.  It needs a deb-src entry for
+# the release's main suite; as root this writes /etc/apt/sources.list.d/
+# mobio-deb-src.sources (the archive URI and Signed-By of apt's binary entry for
+# that suite) and runs apt-get update once.
+#
 # Usage: scripts/deps.sh [--update]   (--update: apt-get update even if nothing
 #                                      looks missing, to pick up newer kernels)
 # As root it installs; otherwise it prints the apt-get command and exits 1 when
@@ -24,7 +31,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 series_list="6.1 6.12"
 tools="qemu-system-x86 qemu-utils busybox-static fio libcmocka-dev libmnl-dev libssl-dev dkms
 sparse gnuplot-nox libsqlite3-dev sqlite3 kmod cpio xz-utils zstd pkg-config python3
-gcc make"
+gcc make tcl-dev dpkg-dev"
 
 force_update=0
 case "${1:-}" in
@@ -169,3 +176,78 @@ for kver in $("$top/scripts/kernels.sh"); do
 	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"
 done
+
+# --- SQLite source (tests/sqlite) ----------------------------------------------
+sqv=$(installed_version libsqlite3-0)
+sqdest="$top/.cache/sqlite3-src/$sqv"
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+debsrc=/etc/apt/sources.list.d/mobio-deb-src.sources
+
+have_src_lists() { compgen -G "/var/lib/apt/lists/*_dists_${codename}_main_source_Sources*" >/dev/null; }
+
+# "URI SIGNED-BY" of apt's binary entry for suite $codename (deb822 or one-line
+# format); Debian's defaults when there is none.
+binary_entry() {
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] && [ "$f" != "$debsrc" ] || continue
+		case "$f" in
+		*.sources)
+			awk -v s="$codename" '
+				function flush() { if (deb && suite && uri != "") { print uri, (key == "" ? "-" : key); found = 1; exit } }
+				/^[ \t]*#/ { next }
+				/^[ \t]*$/ { flush(); deb = suite = 0; uri = key = ""; next }
+				tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+				tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == s) suite = 1 }
+				tolower($1) == "uris:" { uri = $2 }
+				tolower($1) == "signed-by:" { key = $2 }
+				END { if (!found) flush() }' "$f" ;;
+		*)
+			awk -v s="$codename" '
+				$1 != "deb" { next }
+				{ key = "-"; i = 2
+				  if ($2 ~ /^\[/) { for (; i <= NF; i++) { if ($i ~ /^\[?signed-by=/) { key = $i; sub(/^\[?signed-by=/, "", key); sub(/\]$/, "", key) }
+				                                           if ($i ~ /\]$/) { i++; break } } }
+				  if ($(i + 1) == s) { print $i, key; exit } }' "$f" ;;
+		esac
+	done | head -n 1
+}
+
+if [ -z "$sqv" ]; then
+	log "libsqlite3-0 not installed: no SQLite source for make sqlite-tests"
+elif [ -e "$sqdest/.complete" ]; then
+	:
+elif [ -z "$codename" ]; then
+	log "no VERSION_CODENAME in /etc/os-release: cannot name the deb-src suite for sqlite3"
+else
+	if ! have_src_lists; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "deps: not root; for make sqlite-tests run as root:" >&2
+			echo "scripts/deps.sh   (adds $debsrc, apt-get update, apt-get source sqlite3=$sqv)"
+			exit 1
+		fi
+		if [ ! -e "$debsrc" ]; then
+			read -r uri key <<<"$(binary_entry)" || true
+			uri=${uri:-http://deb.debian.org/debian}
+			[ -n "${key:-}" ] && [ "$key" != - ] || key=/usr/share/keyrings/debian-archive-keyring.gpg
+			log "writing $debsrc (deb-src $uri $codename main)"
+			printf '%s\n' "# mobio (scripts/deps.sh): SQLite's source and TCL tests for make sqlite-tests" \
+				"Types: deb-src" "URIs: $uri" "Suites: $codename" "Components: main" \
+				"Signed-By: $key" >"$debsrc"
+		fi
+		log "apt-get update (deb-src $codename main)"
+		apt-get update -qq
+	fi
+	log "apt-get source sqlite3=$sqv into ${sqdest#"$top"/}"
+	rm -rf "$sqdest.tmp"
+	mkdir -p "$sqdest.tmp"
+	# _apt (apt's download sandbox) must be able to write here, or apt warns.
+	if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$sqdest.tmp"; fi
+	(cd "$sqdest.tmp" && apt-get source -qq "sqlite3=$sqv" >/dev/null)
+	compgen -G "$sqdest.tmp/sqlite3-*/test/tester.tcl" >/dev/null ||
+		{ log "apt-get source sqlite3=$sqv gave no sqlite3-*/test/tester.tcl"; exit 1; }
+	rm -f "$sqdest.tmp"/*.tar.*	# extracted; the .dsc stays as the record
+	touch "$sqdest.tmp/.complete"
+	rm -rf "$sqdest"
+	mv "$sqdest.tmp" "$sqdest"
+fi
