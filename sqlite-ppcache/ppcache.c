@@ -330,7 +330,6 @@ struct ppc_shared {
 	char *path;		/* realpath when opened (messages) */
 	char *name;		/* the name SQLite opened it by */
 	int fallback;		/* no region: the WAL pass-through */
-	int readonly;		/* opened read-only */
 	pid_t pid;		/* the process that made the entry */
 	struct ppc_id id;
 
@@ -352,6 +351,7 @@ struct ppc_shared {
 	struct ppc_meta *meta;
 	unsigned char *data;
 	uint32_t ps, cap, max_pages;
+	int loaded;		/* the index below reflects the mapped region */
 	uint64_t gen_seen;	/* live->gen this process's index reflects */
 	int gc_ok;		/* free list valid for writing at gen_seen */
 
@@ -404,6 +404,7 @@ struct ppc_file {
 	int threshold;		/* main db: LazyFlush threshold, -1 never */
 	int writethrough;	/* main db: flushes write, sync later */
 	int lock;		/* main db: SQLITE_LOCK_* held on the lower file */
+	int readonly;		/* main db: opened read-only */
 	unsigned char *mj_buf;	/* memory journal bytes */
 	sqlite3_int64 mj_size;
 	sqlite3_int64 mj_alloc;
@@ -718,7 +719,7 @@ static int32_t ppc_idx_find(const struct ppc_shared *sh, uint32_t pgno,
 {
 	int32_t s;
 
-	if (!sh->rgn)
+	if (!sh->rgn || !sh->loaded)
 		return -1;
 	for (s = sh->bucket[ppc_hash(sh, pgno)]; s >= 0; s = sh->chain[s]) {
 		if (sh->meta[s].pgno != pgno)
@@ -956,12 +957,17 @@ static int ppc_fhdr_read(const struct ppc_io *io, struct ppc_fhdr *fh)
 		     h[PPC_FH_READ_VER] == PPC_FENCE_BYTE;
 	fh->salt = fh->fenced ? ppc_le64(h + PPC_FH_SALT) : 0;
 	fh->counter = ppc_be32(h + PPC_FH_COUNTER);
+	if (fh->fenced)
+		fh->counter = ~fh->counter;	/* the fence inverts it */
 	return SQLITE_OK;
 }
 
 /*
  * Bytes [@off, @off + @n) of @buf go to the file: if @on, put the fence
- * with @salt over the header bytes they cover; else SQLite's own values.
+ * with @salt over the header bytes they cover (@buf holds SQLite's own);
+ * else take it off (@buf holds fenced bytes). The fence also inverts the
+ * change counter, so a stock connection that cached the database before
+ * the fence sees the file change and re-reads page 1 (and the fence).
  */
 static void ppc_fence_put(unsigned char *buf, uint64_t off, size_t n,
 			  int on, uint64_t salt)
@@ -976,10 +982,13 @@ static void ppc_fence_put(unsigned char *buf, uint64_t off, size_t n,
 	f[PPC_FH_READ_VER] = on ? PPC_FENCE_BYTE : 1;
 	if (on)
 		memcpy(f + PPC_FH_SALT, &salt, sizeof(salt));
-	for (i = off; i < off + n && i < PPC_FH_BYTES; i++)
+	for (i = off; i < off + n && i < PPC_FH_BYTES; i++) {
 		if (i == PPC_FH_WRITE_VER || i == PPC_FH_READ_VER ||
 		    (i >= PPC_FH_SALT && i < PPC_FH_SALT + 8))
 			buf[i - off] = f[i];
+		else if (i >= PPC_FH_COUNTER && i < PPC_FH_COUNTER + 4)
+			buf[i - off] ^= 0xffU;
+	}
 }
 
 /* Bytes [@off, @off + @n) read from a fenced file: show SQLite its own. */
@@ -988,13 +997,25 @@ static void ppc_fence_hide(unsigned char *buf, uint64_t off, size_t n)
 	ppc_fence_put(buf, off, n, 0, 0);
 }
 
-/* Read the bytes of the file, zero past its end, the fence hidden. */
+/*
+ * Read the bytes of the file, zero past its end, any fence hidden: where
+ * the read shows the version bytes they decide, else what this process
+ * knows. A fence write that failed may have landed all the same, so this
+ * does not trust what ppcache believes it wrote; and a ppcache database's
+ * own bytes there are always 1, 1 and zeros (it is never in WAL format).
+ */
 static int ppc_read_file(const struct ppc_shared *sh, const struct ppc_io *io,
 			 void *buf, size_t n, uint64_t off)
 {
+	unsigned char *b = buf;
 	int rc = ppc_io_read(io, buf, n, off);
+	int fenced = sh->fence_on;
 
-	if (rc == SQLITE_OK && sh->fence_on)
+	if (rc != SQLITE_OK || off >= PPC_FH_BYTES)
+		return rc;
+	if (off <= PPC_FH_READ_VER && off + n > PPC_FH_READ_VER)
+		fenced = b[PPC_FH_READ_VER - off] == PPC_FENCE_BYTE;
+	if (fenced)
 		ppc_fence_hide(buf, off, n);
 	return rc;
 }
@@ -1218,6 +1239,7 @@ static void ppc_drop_pending(struct ppc_shared *sh, struct ppc_file *p)
 {
 	uint32_t i;
 
+
 	if (sh->owner != p)
 		return;
 	if (sh->npend)
@@ -1247,6 +1269,7 @@ static int ppc_fence_file(struct ppc_shared *sh, struct ppc_file *p)
 	struct ppc_io io = { ORIGFILE(p), -1 };
 	struct ppc_fhdr fh;
 	unsigned char h[PPC_FH_BYTES];
+	uint32_t counter;
 	int32_t s;
 	int rc;
 
@@ -1255,6 +1278,8 @@ static int ppc_fence_file(struct ppc_shared *sh, struct ppc_file *p)
 		return rc;
 	if (fh.bytes >= PPC_FH_BYTES) {
 		rc = ppc_io_read(&io, h, sizeof(h), 0);
+		if (rc == SQLITE_OK && fh.fenced)
+			ppc_fence_hide(h, 0, sizeof(h));	/* a retry */
 	} else {
 		s = ppc_idx_find(sh, 1, 1);
 		if (s < 0)
@@ -1265,11 +1290,14 @@ static int ppc_fence_file(struct ppc_shared *sh, struct ppc_file *p)
 	}
 	if (rc != SQLITE_OK)
 		return rc;
+	counter = ppc_be32(h + PPC_FH_COUNTER);
 	ppc_fence_put(h, 0, sizeof(h), 1, sh->hdr->salt);
 	rc = ppc_io_write(&io, h, sizeof(h), 0);
 	if (rc == SQLITE_OK)
 		rc = ppc_io_sync(&io, 1);
 	if (rc != SQLITE_OK) {
+		/* it may be on disk all the same: harmless (no commit needs
+		 * it yet), and the next commit writes it again */
 		sqlite3_log(rc, "ppcache: %s: cannot fence the file", sh->path);
 		return rc;
 	}
@@ -1283,7 +1311,7 @@ static int ppc_fence_file(struct ppc_shared *sh, struct ppc_file *p)
 	if (fh.bytes < PPC_FH_BYTES) {
 		/* the stub is not data: the logical size stays */
 		sh->base_bytes = sh->db_bytes;
-		sh->base_counter = ppc_be32(h + PPC_FH_COUNTER);
+		sh->base_counter = counter;
 	}
 	sh->st->syncs++;
 	return SQLITE_OK;
@@ -1299,6 +1327,7 @@ static int ppc_commit_locked(struct ppc_shared *sh, struct ppc_file *p)
 	uint64_t old_bytes = sh->db_bytes;
 	uint32_t i, nold = 0, s;
 	int rc;
+
 
 	if (sh->owner != p)
 		return SQLITE_OK;
@@ -1354,6 +1383,8 @@ static void ppc_region_point(struct ppc_shared *sh, unsigned char *rgn,
 			     size_t len, uint32_t magic)
 {
 	__atomic_store_n(&sh->mapped, magic, __ATOMIC_RELEASE);
+	if (rgn != sh->rgn)
+		sh->loaded = 0;		/* ppc_view_load() builds the index */
 	sh->rgn = rgn;
 	sh->rgn_len = len;
 	sh->magic = magic;
@@ -1370,6 +1401,7 @@ static void ppc_region_point(struct ppc_shared *sh, unsigned char *rgn,
 static void ppc_region_forget(struct ppc_shared *sh)
 {
 	__atomic_store_n(&sh->mapped, 0, __ATOMIC_RELEASE);
+	sh->loaded = 0;
 	sh->rgn = NULL;
 	sh->rgn_len = 0;
 	sh->hdr = NULL;
@@ -1647,7 +1679,8 @@ static unsigned char *ppc_region_create(const struct ppc_id *id,
  * the newest committed copy of each page, the index. With @gc (EXCLUSIVE
  * held) also free what a crashed or rolled back writer left (slots of
  * transactions that never committed, older duplicates) and stack the free
- * slots; without it the region is only read. Return 0 or -1 (no memory).
+ * slots; without it the region is only read. Return SQLITE_OK, the file's
+ * I/O error, or SQLITE_NOMEM.
  */
 static int ppc_view_load(struct ppc_shared *sh, const struct ppc_io *io,
 			 int gc)
@@ -1655,9 +1688,12 @@ static int ppc_view_load(struct ppc_shared *sh, const struct ppc_io *io,
 	const struct ppc_rec *r;
 	struct ppc_fhdr fh;
 	uint32_t s;
+	int rc;
 
-	if (ppc_fhdr_read(io, &fh) != SQLITE_OK)
-		return -1;
+	sh->loaded = 0;
+	rc = ppc_fhdr_read(io, &fh);
+	if (rc != SQLITE_OK)
+		return rc;
 	ppc_region_point(sh, sh->rgn, sh->rgn_len, sh->magic);
 	r = ppc_newest_rec(sh->rgn);
 	if (r) {
@@ -1681,9 +1717,10 @@ static int ppc_view_load(struct ppc_shared *sh, const struct ppc_io *io,
 	}
 	sh->fence_on = fh.fenced && fh.salt == sh->hdr->salt;
 	if (ppc_idx_alloc(sh, sh->cap) < 0)
-		return -1;
+		return SQLITE_NOMEM;
 	memset(sh->bucket, 0xff, sh->nbucket * sizeof(*sh->bucket));
 	memset(sh->written, 0, sh->cap);
+	sh->loaded = 1;		/* the scan below finds duplicates in it */
 	sh->nfree = 0;
 	sh->ncommitted = 0;
 	sh->nwritten = 0;
@@ -1725,7 +1762,7 @@ static int ppc_view_load(struct ppc_shared *sh, const struct ppc_io *io,
 	}
 	sh->gen_seen = __atomic_load_n(&sh->live->gen, __ATOMIC_ACQUIRE);
 	sh->gc_ok = gc;
-	return 0;
+	return SQLITE_OK;
 }
 
 /*
@@ -1769,6 +1806,19 @@ static int ppc_check_file(struct ppc_shared *sh, const struct ppc_io *io)
 			snprintf(detail, sizeof(detail), ": change counter "
 				 "%u, expected %u..%u", fh.counter,
 				 sh->base_counter, hi);
+		} else if (fh.bytes >= PPC_MIN_PAGE &&
+			   (fh.bytes < (sh->base_bytes < sh->db_bytes ?
+					sh->base_bytes : sh->db_bytes) ||
+			    fh.bytes > (sh->base_bytes > sh->db_bytes ?
+					sh->base_bytes : sh->db_bytes))) {
+			/* a flush leaves it between the two, never outside */
+			why = "the file was truncated or extended by a program "
+			      "other than ppcache";
+			snprintf(detail, sizeof(detail), ": %llu bytes, "
+				 "expected %llu..%llu",
+				 (unsigned long long)fh.bytes,
+				 (unsigned long long)sh->base_bytes,
+				 (unsigned long long)sh->db_bytes);
 		}
 	} else if (fh.fenced && fh.salt != sh->hdr->salt) {
 		why = "the file carries the fence of another qNVRAM region";
@@ -1838,6 +1888,7 @@ static int ppc_rebuild_locked(struct ppc_shared *sh, uint32_t newcap,
 	ppc_gen_bump(sh);
 	ppc_region_point(sh, rgn, len, newmagic);
 	ppc_idx_rebuild(sh);
+	sh->loaded = 1;
 	if (newps == sh->ps)
 		sh->st->growths++;
 	ppc_stats_persist(sh);
@@ -1972,11 +2023,12 @@ static int ppc_view_sync(struct ppc_shared *sh, struct ppc_file *p)
 			reload = 1;
 		}
 	}
-	if (sh->rgn && (reload || !sh->checked ||
+	if (sh->rgn && (reload || !sh->checked || !sh->loaded ||
 			__atomic_load_n(&sh->live->gen, __ATOMIC_ACQUIRE) !=
 			sh->gen_seen)) {
-		if (ppc_view_load(sh, &io, 0) < 0)
-			return SQLITE_NOMEM;
+		rc = ppc_view_load(sh, &io, 0);
+		if (rc != SQLITE_OK)
+			return rc;
 		reload = 1;
 	}
 	if (!sh->rgn) {
@@ -2058,13 +2110,42 @@ static int ppc_region_make(struct ppc_shared *sh, struct ppc_file *p,
 		magic = made;
 	}
 	ppc_region_point(sh, addr, len, magic);
-	if (ppc_view_load(sh, &io, 1) < 0)
-		return SQLITE_NOMEM;
-	return SQLITE_OK;
+	return ppc_view_load(sh, &io, 1);
 fail:
 	sqlite3_log(SQLITE_FULL, "ppcache: %s: no qNVRAM region for a write: "
 		    "%s", sh->path, strerror(err));
 	return err == ENOSPC || err == EDQUOT ? SQLITE_FULL : SQLITE_IOERR_WRITE;
+}
+
+/*
+ * Under EXCLUSIVE: take the newest valid copy of the region as ours (a
+ * process that grew it and died before marking ours moved left a sealed
+ * copy with a higher epoch, which others may have adopted already; ours
+ * cannot have changed since its seal), free the leftovers, and load it
+ * with its garbage freed. mu held.
+ */
+static int ppc_follow_newest(struct ppc_shared *sh, const struct ppc_io *io)
+{
+	unsigned char *a;
+	size_t l;
+	uint32_t m;
+	int err;
+
+	err = ppc_region_find(&sh->id, sh->path, 1, &a, &l, &m);
+	if (err)
+		return SQLITE_IOERR;
+	if (a && m != sh->magic) {
+		uint32_t old = sh->magic;
+
+		qnvm_unmap(sh->rgn);
+		ppc_region_forget(sh);
+		ppc_region_point(sh, a, l, m);
+		ppc_free_leftover(sh->uid, old, "superseded by a grown copy",
+				  sh->path);
+	} else if (a) {
+		qnvm_unmap(a);
+	}
+	return ppc_view_load(sh, io, 1);
 }
 
 /*
@@ -2094,15 +2175,9 @@ static int ppc_txn_begin(struct ppc_shared *sh, struct ppc_file *p,
 		if (rc != SQLITE_OK)
 			return rc;
 	} else if (!sh->gc_ok) {
-		unsigned char *a;
-		size_t l;
-		uint32_t m;
-
-		/* free scrap and superseded copies beside ours */
-		if (!ppc_region_find(&sh->id, sh->path, 1, &a, &l, &m) && a)
-			qnvm_unmap(a);
-		if (ppc_view_load(sh, &io, 1) < 0)
-			return SQLITE_NOMEM;
+		rc = ppc_follow_newest(sh, &io);
+		if (rc != SQLITE_OK)
+			return rc;
 	}
 	ppc_gen_bump(sh);
 	if (sh->flush_due)
@@ -2355,7 +2430,6 @@ static int ppc_shared_get(struct ppc_file *p, const char *zName,
 	sh->ino = st.st_ino;
 	sh->nref = 1;
 	sh->nconn = 1;
-	sh->readonly = o->readonly;
 	sh->max_pages = o->max_pages;
 	sh->path = realpath(zName, NULL);
 	if (!sh->path)
@@ -2400,8 +2474,9 @@ static int ppc_shared_get(struct ppc_file *p, const char *zName,
 		rc = ppc_view_sync(sh, p);
 		pthread_mutex_unlock(&sh->mu);
 		io.lf->pMethods->xUnlock(io.lf, SQLITE_LOCK_NONE);
-		if (rc != SQLITE_OK)
-			goto err;
+		if (rc == SQLITE_CANTOPEN)
+			goto err;	/* refused: file and region disagree */
+		rc = SQLITE_OK;		/* an I/O error: the first lock retries */
 	}
 	/* else another process is writing: the first SHARED lock checks */
 publish:
@@ -2495,11 +2570,11 @@ static int ppc_excl_prepare(struct ppc_shared *sh, struct ppc_file *p)
 
 	if (rc != SQLITE_OK || (sh->rgn && sh->gc_ok))
 		return rc;
+	if (sh->rgn)
+		return ppc_follow_newest(sh, &io);
 	if (!ppc_region_find(&sh->id, sh->path, 1, &a, &l, &m) && a)
 		qnvm_unmap(a);
-	if (!sh->rgn)
-		return SQLITE_OK;
-	return ppc_view_load(sh, &io, 1) < 0 ? SQLITE_NOMEM : SQLITE_OK;
+	return SQLITE_OK;
 }
 
 /*
@@ -2516,7 +2591,8 @@ static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 	uint32_t name;
 	int rc, lock = p->lock;
 
-	if (sh->fallback || sh->readonly || sh->pid != getpid() ||
+	/* a read-only last connection cannot write the file: left as is */
+	if (sh->fallback || p->readonly || sh->pid != getpid() ||
 	    sh->refused)
 		return;
 	if (ppc_lock_up(io.lf, lock, SQLITE_LOCK_EXCLUSIVE) != SQLITE_OK)
@@ -2533,10 +2609,14 @@ static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 			    sh->magic);
 		goto out;
 	}
-	if (sh->fence_on) {
-		/* the header in one write: never half a fence */
+	{
+		/*
+		 * The file's bytes decide, not what this process believes:
+		 * a fence write reported failed may have landed. The header
+		 * in one write: never half a fence.
+		 */
 		rc = ppc_io_read(&io, h, sizeof(h), 0);
-		if (rc == SQLITE_OK) {
+		if (rc == SQLITE_OK && h[PPC_FH_READ_VER] == PPC_FENCE_BYTE) {
 			ppc_fence_hide(h, 0, sizeof(h));
 			rc = ppc_io_write(&io, h, sizeof(h), 0);
 		}
@@ -2594,6 +2674,26 @@ static int ppcRead(sqlite3_file *pFile, void *zBuf, int iAmt,
 	int mine, rc = SQLITE_OK;
 
 	pthread_mutex_lock(&sh->mu);
+	if (!sh->checked || (sh->rgn && !sh->loaded)) {
+		/*
+		 * Not checked or loaded yet: SQLite's peek at the header when
+		 * it opens, before any lock, for the page size; it reads page
+		 * 1 again under SHARED, which loads the view (or fails the
+		 * lock). The file's own bytes and errors answer it.
+		 */
+		rc = p->lock >= SQLITE_LOCK_SHARED ? SQLITE_IOERR_READ :
+			ppc_io_size(&io, &lsize);
+		if (rc == SQLITE_OK && pos < lsize)
+			rc = ppc_read_file(sh, &io, out, end - pos < lsize - pos ?
+					   end - pos : lsize - pos, pos);
+		if (rc == SQLITE_OK && end > lsize) {
+			memset(out + (pos < lsize ? lsize - pos : 0), 0,
+			       end - (pos > lsize ? pos : lsize));
+			rc = SQLITE_IOERR_SHORT_READ;
+		}
+		pthread_mutex_unlock(&sh->mu);
+		return rc;
+	}
 	mine = sh->owner == p;
 	lsize = mine ? sh->pend_bytes : sh->db_bytes;
 	while (pos < end) {
@@ -3360,18 +3460,6 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 
 	if ((flags & SQLITE_OPEN_MAIN_JOURNAL) && zName)
 		return ppc_open_journal(pVfs, zName, pFile, flags, pOutFlags);
-	if ((flags & SQLITE_OPEN_SUPER_JOURNAL) && zName) {
-		/*
-		 * Our databases' journals are in memory: a super-journal on
-		 * disk would tie nothing together, only cost I/O and syncs.
-		 */
-		sh = ppc_shared_find_companion(zName, "-mj");
-		if (sh && !sh->fallback && !sh->real_journals)
-			return ppc_open_memory(p, sh, flags, pOutFlags);
-		if (sh)
-			ppc_shared_put(sh);
-		return lower->xOpen(lower, zName, pFile, flags, pOutFlags);
-	}
 	if ((flags & SQLITE_OPEN_WAL) && zName) {
 		sh = ppc_shared_find_companion(zName, "-wal");
 		if (sh && !sh->fallback) {
@@ -3423,6 +3511,7 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	p->sh = sh;
 	p->threshold = o.threshold;
 	p->writethrough = o.writethrough;
+	p->readonly = o.readonly;
 	p->base.pMethods = sh->fallback ? &ppc_pass_io : &ppc_db_io;
 	return SQLITE_OK;
 }
@@ -3598,24 +3687,31 @@ static int ppc_autoext(sqlite3 *db, char **pzErrMsg,
 static int ppc_register(const char *lower_name, int make_default)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static int autoext;
 	sqlite3_vfs *lower, *vfs, *have;
 	char *name;
 	int rc;
 
 	if (lower_name && !strcmp(lower_name, "unix"))
 		lower_name = NULL;
-	name = lower_name ? sqlite3_mprintf("%s-%s", PPCACHE_VFS_NAME,
-					    lower_name) :
-		sqlite3_mprintf("%s", PPCACHE_VFS_NAME);
+	/* malloc, not sqlite3_malloc: it lives as long as the process */
+	name = malloc(sizeof(PPCACHE_VFS_NAME) + 1 +
+		      (lower_name ? strlen(lower_name) : 0));
 	if (!name)
 		return SQLITE_NOMEM;
+	strcpy(name, PPCACHE_VFS_NAME);
+	if (lower_name) {
+		strcat(name, "-");
+		strcat(name, lower_name);
+	}
 	pthread_mutex_lock(&mu);
 	have = sqlite3_vfs_find(name);
 	if (have) {
-		sqlite3_free(name);
+		free(name);
 		rc = make_default ? sqlite3_vfs_register(have, 1) : SQLITE_OK;
 		pthread_mutex_unlock(&mu);
+		/* sqlite3_shutdown() drops auto-extensions: add it again */
+		if (rc == SQLITE_OK)
+			rc = sqlite3_auto_extension((void (*)(void))ppc_autoext);
 		return rc;
 	}
 	lower = sqlite3_vfs_find(lower_name ? lower_name : "unix");
@@ -3624,7 +3720,7 @@ static int ppc_register(const char *lower_name, int make_default)
 	vfs = malloc(sizeof(*vfs));
 	if (!lower || !vfs) {
 		free(vfs);
-		sqlite3_free(name);
+		free(name);
 		pthread_mutex_unlock(&mu);
 		return lower ? SQLITE_NOMEM : SQLITE_ERROR;
 	}
@@ -3635,11 +3731,9 @@ static int ppc_register(const char *lower_name, int make_default)
 	vfs->mxPathname = lower->mxPathname;
 	vfs->pAppData = lower;
 	rc = sqlite3_vfs_register(vfs, make_default);
-	if (rc == SQLITE_OK && !autoext) {
-		rc = sqlite3_auto_extension((void (*)(void))ppc_autoext);
-		autoext = rc == SQLITE_OK;
-	}
 	pthread_mutex_unlock(&mu);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_auto_extension((void (*)(void))ppc_autoext);
 	return rc;
 }
 
@@ -3713,6 +3807,24 @@ static int ppc_tool_open(struct ppc_tool *t, const char *path, int write,
 		return SQLITE_BUSY;
 	}
 	t->sh.uid = t->sh.id.uid;
+	{
+		struct stat st;
+		struct ppc_shared *e;
+		int here = 0;
+
+		pthread_mutex_lock(&ppc_reg_mu);
+		for (e = ppc_reg; e && fstat(t->io.fd, &st) == 0; e = e->next)
+			if (e->dev == st.st_dev && e->ino == st.st_ino)
+				here = 1;
+		pthread_mutex_unlock(&ppc_reg_mu);
+		if (here) {
+			/* its locks and mappings are this process's own */
+			*msg = sqlite3_mprintf("%s is open in this process; "
+					       "close it first (or run the "
+					       "ppcache tool)", t->sh.path);
+			return SQLITE_BUSY;
+		}
+	}
 	if (ppc_fhdr_read(&t->io, &t->fh) != SQLITE_OK) {
 		*msg = sqlite3_mprintf("%s: cannot read it", t->sh.path);
 		return SQLITE_IOERR_READ;
@@ -3730,10 +3842,14 @@ static int ppc_tool_open(struct ppc_tool *t, const char *path, int write,
 			return SQLITE_CANTOPEN;
 		}
 		if (addr) {
+			int rc;
+
 			ppc_region_point(&t->sh, addr, len, magic);
-			if (ppc_view_load(&t->sh, &t->io, 0) < 0) {
-				*msg = sqlite3_mprintf("out of memory");
-				return SQLITE_NOMEM;
+			rc = ppc_view_load(&t->sh, &t->io, 0);
+			if (rc != SQLITE_OK) {
+				*msg = sqlite3_mprintf("%s: %s", t->sh.path,
+						       sqlite3_errstr(rc));
+				return rc;
 			}
 		}
 	}

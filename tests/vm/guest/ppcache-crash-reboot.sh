@@ -16,6 +16,33 @@
 . /mobio/tests/ppcache-crash-lib.sh
 
 REBOOTS=10
+FRESH=3
+
+# fresh_start N: a writer on a database file that does not exist yet; its
+# log is the harness's, made durable first
+fresh_start() {
+	: >$PC_MNT/fresh-$1.log
+	sync
+	ppcache-crash write $PC_MNT/fresh-$1.db $PC_MNT/fresh-$1.log --threshold -1 \
+		>/tmp/pc-fresh.out 2>&1 &
+}
+
+# fresh_check N: the database made before the reset of round N
+fresh_check() {
+	local db=$PC_MNT/fresh-$1.db
+	if [ ! -e "$db" ]; then
+		fail "fresh_database_exists_after_reset_$1" \
+			"expected $db ($(wc -l <$PC_MNT/fresh-$1.log) logged txns); saw: $(ls $PC_MNT | tr '\n' ' ')"
+		return
+	fi
+	pass "fresh_database_exists_after_reset_$1"
+	if ppcache-crash check "$db" $PC_MNT/fresh-$1.log >/tmp/pc-fresh.chk 2>&1; then
+		pass "fresh_database_keeps_every_logged_txn_$1"
+		log "fresh check: $(cat /tmp/pc-fresh.chk)"
+	else
+		fail "fresh_database_keeps_every_logged_txn_$1" "$(tail -n 3 /tmp/pc-fresh.chk | tr '\n' ' ')"
+	fi
+}
 
 pc_setup || finish
 done_n=$(state_get pc_reboots)
@@ -27,10 +54,26 @@ if [ "$MOBIO_BOOT" -gt 1 ]; then
 		pc_count pc_recoveries >/dev/null
 		pc_count pc_pages "$(pc_recovered)" >/dev/null
 	fi
+	if [ "$done_n" -le $FRESH ]; then
+		fresh_check "$done_n"
+	fi
 fi
 if [ "$done_n" -lt $REBOOTS ]; then
 	pc_writer_start "$(pc_threshold "$done_n")"
-	usleep "$(pc_rand 200000 1500000)"
+	if [ "$done_n" -lt $FRESH ]; then
+		fresh_start $((done_n + 1))
+	fi
+	usleep "$(pc_rand 300000 1500000)"
+	if [ "$done_n" -lt $FRESH ]; then
+		# the reset comes after its first acknowledged commit
+		i=0
+		while [ ! -s $PC_MNT/fresh-$((done_n + 1)).log ] && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		check_ge "fresh_writer_commits_before_reset_$((done_n + 1))" 1 \
+			"$(wc -l <$PC_MNT/fresh-$((done_n + 1)).log)"
+	fi
 	pc_writer_alive "writer_runs_until_reboot_$MOBIO_BOOT" || finish
 	state_set pc_reboots $((done_n + 1))
 	pc_warm_reboot
