@@ -434,7 +434,7 @@ static int ppcFileControl(sqlite3_file *, int, void *);
 static int ppcSectorSize(sqlite3_file *);
 static int ppcDeviceCharacteristics(sqlite3_file *);
 
-/* Methods of a rollback (or super-) journal held in memory. */
+/* Methods of a rollback journal held in memory. */
 static int memjClose(sqlite3_file *);
 static int memjRead(sqlite3_file *, void *, int, sqlite3_int64);
 static int memjWrite(sqlite3_file *, const void *, int, sqlite3_int64);
