@@ -1039,6 +1039,22 @@ static int ppc_write_file(const struct ppc_shared *sh, const struct ppc_io *io,
 	return rc;
 }
 
+/*
+ * Take the fence off the file's header, in one write (never half a fence),
+ * if the file's bytes carry one: they decide, not what a process believes
+ * (a fence write reported failed may have landed). No sync.
+ */
+static int ppc_fence_remove(const struct ppc_io *io)
+{
+	unsigned char h[PPC_FH_BYTES];
+	int rc = ppc_io_read(io, h, sizeof(h), 0);
+
+	if (rc != SQLITE_OK || h[PPC_FH_READ_VER] != PPC_FENCE_BYTE)
+		return rc;
+	ppc_fence_hide(h, 0, sizeof(h));
+	return ppc_io_write(io, h, sizeof(h), 0);
+}
+
 /* --- Helpers: records and the committed state --------------------------- */
 
 static const struct ppc_rec *ppc_newest_rec(const unsigned char *rgn)
@@ -2587,7 +2603,6 @@ static int ppc_excl_prepare(struct ppc_shared *sh, struct ppc_file *p)
 static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 {
 	struct ppc_io io = { ORIGFILE(p), -1 };
-	unsigned char h[PPC_FH_BYTES];
 	uint32_t name;
 	int rc, lock = p->lock;
 
@@ -2609,23 +2624,12 @@ static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 			    sh->magic);
 		goto out;
 	}
-	{
-		/*
-		 * The file's bytes decide, not what this process believes:
-		 * a fence write reported failed may have landed. The header
-		 * in one write: never half a fence.
-		 */
-		rc = ppc_io_read(&io, h, sizeof(h), 0);
-		if (rc == SQLITE_OK && h[PPC_FH_READ_VER] == PPC_FENCE_BYTE) {
-			ppc_fence_hide(h, 0, sizeof(h));
-			rc = ppc_io_write(&io, h, sizeof(h), 0);
-		}
-		if (rc == SQLITE_OK)
-			rc = ppc_io_sync(&io, 0);
-		if (rc != SQLITE_OK)
-			goto out;
-		sh->fence_on = 0;
-	}
+	rc = ppc_fence_remove(&io);
+	if (rc == SQLITE_OK)
+		rc = ppc_io_sync(&io, 0);
+	if (rc != SQLITE_OK)
+		goto out;
+	sh->fence_on = 0;
 	sh->fenced = 0;
 	ppc_gen_bump(sh);
 	ppc_rec_write(sh);
@@ -3956,15 +3960,8 @@ PPC_EXPORT int sqlite3_ppcache_export(const char *path, const char *dest,
 	}
 	if (rc == SQLITE_OK)
 		rc = ppc_io_truncate(&d, bytes);
-	if (rc == SQLITE_OK && bytes >= PPC_FH_BYTES) {
-		unsigned char h[PPC_FH_BYTES];
-
-		rc = ppc_io_read(&d, h, sizeof(h), 0);
-		if (rc == SQLITE_OK && h[PPC_FH_READ_VER] == PPC_FENCE_BYTE) {
-			ppc_fence_hide(h, 0, sizeof(h));
-			rc = ppc_io_write(&d, h, sizeof(h), 0);
-		}
-	}
+	if (rc == SQLITE_OK && bytes >= PPC_FH_BYTES)
+		rc = ppc_fence_remove(&d);
 	if (rc == SQLITE_OK)
 		rc = ppc_io_sync(&d, 1);
 	if (rc != SQLITE_OK) {
@@ -4001,7 +3998,6 @@ out:
 PPC_EXPORT int sqlite3_ppcache_discard(const char *path, char **out)
 {
 	struct ppc_tool t;
-	unsigned char h[PPC_FH_BYTES];
 	uint32_t name, pages = 0;
 	uint64_t txn = 0;
 	int rc = ppc_tool_open(&t, path, 1, out);
@@ -4024,11 +4020,7 @@ PPC_EXPORT int sqlite3_ppcache_discard(const char *path, char **out)
 		}
 	}
 	if (t.fh.fenced) {
-		rc = ppc_io_read(&t.io, h, sizeof(h), 0);
-		if (rc == SQLITE_OK) {
-			ppc_fence_hide(h, 0, sizeof(h));
-			rc = ppc_io_write(&t.io, h, sizeof(h), 0);
-		}
+		rc = ppc_fence_remove(&t.io);
 		if (rc == SQLITE_OK)
 			rc = ppc_io_sync(&t.io, 0);
 		if (rc != SQLITE_OK) {
