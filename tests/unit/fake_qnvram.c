@@ -102,18 +102,37 @@ static void *fake_map_region(uint32_t uid, uint32_t magic, int create,
 			errno = ENOSPC;
 			return NULL;
 		}
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0) {
+		/*
+		 * Atomic, as in qnvram.ko: sized under a private name, then
+		 * linked into place, so a process killed in here leaves no
+		 * region of the wrong size (a stray t-* file at most).
+		 */
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s/t-%u-%08x.%d", fake_dir(), uid,
+			 magic, (int)getpid());
+		unlink(tmp);
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return NULL;
+		if (ftruncate(fd, (off_t)size) < 0) {
+			close(fd);
+			unlink(tmp);
+			return NULL;
+		}
+		if (link(tmp, path) == 0) {
 			created = 1;
-			if (ftruncate(fd, (off_t)size) < 0) {
-				close(fd);
-				unlink(path);
+			unlink(tmp);
+		} else {
+			int err = errno;
+
+			close(fd);
+			unlink(tmp);
+			if (err != EEXIST || !open_existing) {
+				errno = err;
 				return NULL;
 			}
-		} else if (errno == EEXIST && open_existing) {
 			fd = open(path, O_RDWR | O_CLOEXEC);
-		} else {
-			return NULL;
 		}
 	} else {
 		fd = open(path, O_RDWR | O_CLOEXEC);
