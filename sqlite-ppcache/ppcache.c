@@ -1325,7 +1325,7 @@ static int ppc_fence_file(struct ppc_shared *sh, struct ppc_file *p)
 	sh->fence_on = 1;
 	sh->fenced = 1;
 	if (fh.bytes < PPC_FH_BYTES) {
-		/* the stub is not data: the logical size stays */
+		/* that header is no data: the logical size stays */
 		sh->base_bytes = sh->db_bytes;
 		sh->base_counter = counter;
 	}
@@ -1725,7 +1725,7 @@ static int ppc_view_load(struct ppc_shared *sh, const struct ppc_io *io,
 		sh->fenced = 0;
 	}
 	if (!r || !r->fenced) {
-		/* the file is all there is: a fence stub is no data */
+		/* the file is all there is; a fenced header alone is no data */
 		sh->db_bytes = fh.fenced && fh.bytes < PPC_MIN_PAGE ? 0 :
 			fh.bytes;
 		sh->base_bytes = sh->db_bytes;
