@@ -875,6 +875,7 @@ class TestRun:
                                            w[2] == "PASS", rest[1] if len(rest) > 1 else ""))
                 elif what == "FINISH":
                     finished = now
+                    vm.send("DONE finish\n")
                 elif what == "NOTE":
                     print("  " + line.split(" ", 2)[2], flush=True)
                 elif what == "EXIT":

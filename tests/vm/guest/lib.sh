@@ -275,6 +275,9 @@ finish() {
 	sync
 	_mobio_say "FINISH"
 	echo "mobio: finish"
+	# the host answers once it has the line: QEMU may drop what its result
+	# socket has not sent yet when the guest powers off at once
+	_mobio_wait_done finish 5 || true
 	poweroff -f
 	sleep 600
 }
