@@ -34,3 +34,24 @@ wait_stat() {
 		i=$((i + 1))
 	done
 }
+
+# qnvram_rewrite MAGIC SEED SIZE: an app (qnvtest hold, uid 0) maps the
+# existing region MAGIC of SIZE bytes, fills it with SEED's pattern (a store
+# after whatever flush came last), and exits; 1 if it never got ready
+qnvram_rewrite() {
+	local p i=0
+	# the job truncates the file only once it runs: no stale "ready"
+	rm -f /tmp/rw.out
+	qnvtest hold 0 "$1" "$3" "$2" >/tmp/rw.out 2>&1 &
+	p=$!
+	while ! grep -q ready /tmp/rw.out 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill $p
+	wait $p 2>/dev/null
+	grep -q ready /tmp/rw.out || {
+		log "rewrite $1 $2: $(cat /tmp/rw.out 2>&1)"
+		return 1
+	}
+}

@@ -23,23 +23,9 @@ SZ=$((256 * 1024))
 WB=/sys/kernel/debug/qnvram/writeback
 FREEZE=/sys/module/qnvram/parameters/freeze_ms
 
-# rewrite MAGIC SEED: an app maps the existing region, fills it with SEED's
-# pattern (a store after whatever flush came last), and exits
+# rewrite MAGIC SEED: qnvram_rewrite with this test's size of MAGIC
 rewrite() {
-	local p i=0
-	rm -f /tmp/rw.out
-	qnvtest hold 0 "$1" $SZ "$2" >/tmp/rw.out 2>&1 &
-	p=$!
-	while ! grep -q ready /tmp/rw.out 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill $p
-	wait $p 2>/dev/null
-	grep -q ready /tmp/rw.out || {
-		log "rewrite $1 $2: $(cat /tmp/rw.out 2>&1)"
-		return 1
-	}
+	qnvram_rewrite "$1" "$2" $SZ
 }
 
 # stale_boot NAME: this cold boot found only a stale image and formatted

@@ -35,24 +35,9 @@ fb_stat() {
 }
 
 
-# rewrite MAGIC SEED: an app maps the existing region, fills it with SEED's
-# pattern, and exits
+# rewrite MAGIC SEED: qnvram_rewrite with this test's size of MAGIC
 rewrite() {
-	local p i=0
-	# The job truncates the file only once it runs: no stale "ready".
-	rm -f /tmp/rw.out
-	qnvtest hold 0 "$1" "$(size_of "$1")" "$2" >/tmp/rw.out 2>&1 &
-	p=$!
-	while ! grep -q ready /tmp/rw.out 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	kill $p
-	wait $p 2>/dev/null
-	grep -q ready /tmp/rw.out || {
-		log "rewrite $1 $2: $(cat /tmp/rw.out 2>&1)"
-		return 1
-	}
+	qnvram_rewrite "$1" "$2" "$(size_of "$1")"
 }
 
 # app_loop: dirty two regions a round, one round a second, until /tmp/stop
