@@ -405,6 +405,8 @@ struct ppc_file {
 	int writethrough;	/* main db: flushes write, sync later */
 	int lock;		/* main db: SQLITE_LOCK_* held on the lower file */
 	int readonly;		/* main db: opened read-only */
+	sqlite3_vfs *lower;	/* main db: the VFS below */
+	sqlite3_filename zName;	/* main db: as opened (valid until xClose) */
 	unsigned char *mj_buf;	/* memory journal bytes */
 	sqlite3_int64 mj_size;
 	sqlite3_int64 mj_alloc;
@@ -2593,6 +2595,59 @@ static int ppc_excl_prepare(struct ppc_shared *sh, struct ppc_file *p)
 	return SQLITE_OK;
 }
 
+static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p);
+
+/*
+ * The last connection of this process is read-only: it cannot write the
+ * file, so the clean close runs through a read-write lower file of its
+ * own, if this process may write the file and the name still leads to
+ * it. Else the file stays fenced and the region stays, for the next
+ * read-write close (of any process) to finish; the log says so.
+ */
+static void ppc_close_last_readonly(struct ppc_shared *sh,
+				    const struct ppc_file *p)
+{
+	sqlite3_vfs *lower = p->lower;
+	struct ppc_file *w;
+	struct stat st;
+	int out = 0, moved = 1;
+
+	if (!sh->rgn && !sh->fence_on)
+		return;		/* nothing of ppcache's to clean up */
+	w = sqlite3_malloc64(sizeof(*w) + lower->szOsFile);
+	if (!w)
+		return;
+	memset(w, 0, sizeof(*w) + lower->szOsFile);
+	w->sh = sh;
+	w->lock = SQLITE_LOCK_NONE;
+	/* w->base.pMethods stays NULL: ppc_close_last() checks the file */
+	if (lower->xOpen(lower, p->zName, ORIGFILE(w), SQLITE_OPEN_MAIN_DB |
+			 SQLITE_OPEN_READWRITE, &out) != SQLITE_OK) {
+		if (ORIGFILE(w)->pMethods)
+			ORIGFILE(w)->pMethods->xClose(ORIGFILE(w));
+		sqlite3_free(w);
+		sqlite3_log(SQLITE_NOTICE, "ppcache: %s: a read-only last "
+			    "close cannot write the file; it keeps its fence "
+			    "and region %08x until a read-write close",
+			    sh->path, sh->magic);
+		return;
+	}
+	if (!(out & SQLITE_OPEN_READONLY) &&
+	    ORIGFILE(w)->pMethods->xFileControl(ORIGFILE(w),
+						SQLITE_FCNTL_HAS_MOVED,
+						&moved) == SQLITE_OK &&
+	    !moved && !stat(p->zName, &st) && st.st_dev == sh->dev &&
+	    st.st_ino == sh->ino)
+		ppc_close_last(sh, w);
+	else
+		sqlite3_log(SQLITE_NOTICE, "ppcache: %s: a read-only last "
+			    "close cannot write the file; it keeps its fence "
+			    "and region %08x until a read-write close",
+			    sh->path, sh->magic);
+	ORIGFILE(w)->pMethods->xClose(ORIGFILE(w));
+	sqlite3_free(w);
+}
+
 /*
  * The last connection of this process closes: if no other process is in
  * (EXCLUSIVE can be had at once), flush every committed page, take the
@@ -2606,16 +2661,21 @@ static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 	uint32_t name;
 	int rc, lock = p->lock;
 
-	/* a read-only last connection cannot write the file: left as is */
-	if (sh->fallback || p->readonly || sh->pid != getpid() ||
-	    sh->refused)
+	if (sh->fallback || sh->pid != getpid() || sh->refused)
 		return;
+	if (p->readonly) {
+		ppc_close_last_readonly(sh, p);
+		return;
+	}
 	if (ppc_lock_up(io.lf, lock, SQLITE_LOCK_EXCLUSIVE) != SQLITE_OK)
 		return;
 	p->lock = SQLITE_LOCK_EXCLUSIVE;
 	pthread_mutex_lock(&sh->mu);
 	rc = ppc_excl_prepare(sh, p);
 	if (rc != SQLITE_OK || !sh->rgn)
+		goto out;
+	/* a file of our own (a read-only last close): is it the same? */
+	if (!p->base.pMethods && ppc_check_file(sh, &io) != SQLITE_OK)
 		goto out;
 	rc = ppc_flush_locked(sh, &io, NULL);
 	if (rc != SQLITE_OK || sh->npend || sh->ncommitted) {
@@ -3460,7 +3520,7 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	struct ppc_shared *sh = NULL;
 	const char *fb;
 	sqlite3_int64 v;
-	int rc, err;
+	int rc, err, out = 0;
 
 	if ((flags & SQLITE_OPEN_MAIN_JOURNAL) && zName)
 		return ppc_open_journal(pVfs, zName, pFile, flags, pOutFlags);
@@ -3501,12 +3561,16 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 		return SQLITE_CANTOPEN;
 	}
 	memset(p, 0, sizeof(*p));
-	rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, pOutFlags);
+	rc = lower->xOpen(lower, zName, ORIGFILE(p), flags, &out);
+	if (pOutFlags)
+		*pOutFlags = out;
 	if (rc != SQLITE_OK) {
 		if (ORIGFILE(p)->pMethods)
 			ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
 		return rc;
 	}
+	/* the lower VFS falls back to read-only where it may not write */
+	o.readonly |= !!(out & SQLITE_OPEN_READONLY);
 	rc = ppc_shared_get(p, zName, &o, &sh);
 	if (rc != SQLITE_OK) {
 		ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
@@ -3516,6 +3580,8 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 	p->threshold = o.threshold;
 	p->writethrough = o.writethrough;
 	p->readonly = o.readonly;
+	p->lower = lower;
+	p->zName = zName;
 	p->base.pMethods = sh->fallback ? &ppc_pass_io : &ppc_db_io;
 	return SQLITE_OK;
 }

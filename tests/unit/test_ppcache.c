@@ -1511,6 +1511,73 @@ static void another_uid_uses_the_owners_region_or_is_refused(void **state)
 	sqlite3_close(db);
 }
 
+static sqlite3 *open_ro(void)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(uri(NULL), &db, SQLITE_OPEN_READONLY |
+			    SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+		fail_msg("read-only open: %s (log: %s)",
+			 db ? sqlite3_errmsg(db) : "-", last_log);
+	return db;
+}
+
+static void read_only_connection_closing_last_cleans_up(void **state)
+{
+	sqlite3 *rw, *ro;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	rw = open_db("threshold=-1");
+	exec(rw, rows_sql(1, 10));
+	ro = open_ro();
+	assert_int_equal(q_int(ro, "SELECT count(*) FROM t"), 10);
+	sqlite3_close(rw);
+	assert_int_equal(file_byte(19), 0x50);		/* ro still open */
+	assert_int_equal(fake_qnvram_count(), 1);
+	sqlite3_close(ro);
+	/* the read-only close flushed, took the fence off, freed the region */
+	assert_int_equal(file_byte(19), 1);
+	assert_int_equal(fake_qnvram_count(), 0);
+	ro = NULL;
+	assert_int_equal(sqlite3_open_v2(dbpath, &ro, SQLITE_OPEN_READONLY,
+					 "unix"), SQLITE_OK);
+	assert_int_equal(q_int(ro, "SELECT count(*) FROM t"), 10);
+	sqlite3_close(ro);
+
+	/* a reader that may not write the file leaves it to the next writer */
+	if (geteuid() != 0)
+		return;
+	chmod(tdir, 0777);
+	chmod(qdir, 0777);
+	assert_int_equal(chown(dbpath, 4242, 4242), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		become(4242);
+		rw = open_db("threshold=-1");
+		exec(rw, rows_sql(11, 5));
+		if (chmod(dbpath, 0444))
+			_exit(4);
+		ro = open_ro();
+		sqlite3_close(rw);
+		last_log[0] = 0;
+		sqlite3_close(ro);
+		_exit(file_byte(19) == 0x50 && fake_qnvram_count() == 1 &&
+		      strstr(last_log, "until a read-write close") ? 0 : 5);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(chmod(dbpath, 0644), 0);
+	rw = open_db(NULL);
+	assert_int_equal(q_int(rw, "SELECT count(*) FROM t"), 15);
+	sqlite3_close(rw);
+	assert_int_equal(file_byte(19), 1);
+	assert_int_equal(fake_qnvram_count(), 0);
+}
+
 static void unlink_and_recreate_while_open_keeps_both(void **state)
 {
 	sqlite3 *a, *b;
@@ -1949,7 +2016,8 @@ int main(int argc, char **argv)
 		T(region_follows_the_file_through_link_and_rename),
 		T(stock_sqlite_cannot_read_or_overwrite_pages_in_qnvram),
 		T(another_uid_uses_the_owners_region_or_is_refused),
-		T(unlink_and_recreate_while_open_keeps_both),
+	T(read_only_connection_closing_last_cleans_up),
+	T(unlink_and_recreate_while_open_keeps_both),
 		T(growth_frees_the_scrap_a_crash_left),
 		T(a_restored_older_copy_is_refused_and_left_alone),
 		T(tool_shows_and_exports_the_committed_state),
