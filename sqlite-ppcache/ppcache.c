@@ -374,6 +374,7 @@ struct ppc_shared {
 	int32_t *chain;		/* [cap] */
 	uint32_t *freel;	/* [cap] */
 	uint32_t nfree;
+	uint32_t idx_cap;	/* slots the arrays here and below have */
 
 	/* the open write transaction: at most one per database */
 	struct ppc_file *owner;
@@ -735,7 +736,7 @@ static int32_t ppc_idx_find(const struct ppc_shared *sh, uint32_t pgno,
 /* (Re)build the in-memory arrays for @cap slots. Return 0 or -1. */
 static int ppc_idx_alloc(struct ppc_shared *sh, uint32_t cap)
 {
-	uint32_t nb = 16;
+	uint32_t nb = 16, keep;
 	int32_t *bucket, *chain;
 	uint32_t *freel, *pend, *scratch;
 	uint8_t *dirty, *written;
@@ -760,12 +761,15 @@ static int ppc_idx_alloc(struct ppc_shared *sh, uint32_t cap)
 		free(written);
 		return -1;
 	}
+	/* sh->cap may be the new region's already: the arrays are idx_cap */
+	keep = sh->idx_cap < cap ? sh->idx_cap : cap;
 	if (sh->npend)
-		memcpy(pend, sh->pend, sh->npend * sizeof(*pend));
+		memcpy(pend, sh->pend, (sh->npend < keep ? sh->npend : keep) *
+		       sizeof(*pend));
 	if (sh->dirty)
-		memcpy(dirty, sh->dirty, sh->cap < cap ? sh->cap : cap);
+		memcpy(dirty, sh->dirty, keep);
 	if (sh->written)
-		memcpy(written, sh->written, sh->cap < cap ? sh->cap : cap);
+		memcpy(written, sh->written, keep);
 	free(sh->bucket);
 	free(sh->chain);
 	free(sh->freel);
@@ -781,6 +785,7 @@ static int ppc_idx_alloc(struct ppc_shared *sh, uint32_t cap)
 	sh->scratch = scratch;
 	sh->dirty = dirty;
 	sh->nbucket = nb;
+	sh->idx_cap = cap;
 	return 0;
 }
 
@@ -1588,17 +1593,21 @@ static void ppc_free_leftover(uint32_t uid, uint32_t name, const char *why,
 }
 
 /*
- * Find file @id's region: the valid one with the highest epoch among the
- * name pairs, or none (*@magic set to the first free pair for a new one;
- * 0 if every pair is taken). With @gc (the caller holds EXCLUSIVE, so no
- * other process can be building or growing it) leftovers are freed.
- * Stale regions (an older file at this inode) are freed always. Return 0
- * with *@addr set (or NULL), or an errno value: ENODEV, EPERM, ...
+ * Find file @id's region: the valid one with the highest epoch among all
+ * its names (a growth moves to the other name of its pair, or to another
+ * pair while a superseded copy holds that one), or none (*@magic set to
+ * the first free pair for a new one; 0 if every pair is taken). With @gc
+ * (the caller holds EXCLUSIVE, so no other process can be building or
+ * growing it) leftovers are freed. Stale regions (an older file at this
+ * inode) are freed always. Return 0 with *@addr set (or NULL), or an
+ * errno value: ENODEV, EPERM, ...
  */
 static int ppc_region_find(const struct ppc_id *id, const char *path, int gc,
 			   unsigned char **addr, size_t *len, uint32_t *magic)
 {
-	uint32_t h = ppc_name_hash(id), first_free = 0;
+	uint32_t h = ppc_name_hash(id), first_free = 0, best_m = 0;
+	unsigned char *best = NULL;
+	size_t best_l = 0;
 	int i, k;
 
 	*addr = NULL;
@@ -1649,15 +1658,39 @@ static int ppc_region_find(const struct ppc_id *id, const char *path, int gc,
 				cls[k] = PPC_ABSENT;
 			}
 		}
-		if (pick >= 0) {
-			*addr = a[pick];
-			*len = l[pick];
-			*magic = name[pick];
-			return 0;
+		if (pick >= 0 && best &&
+		    ((struct ppc_hdr *)a[pick])->epoch <=
+		    ((struct ppc_hdr *)best)->epoch) {
+			/* an older copy in another pair (a tie is kept) */
+			int older = ((struct ppc_hdr *)a[pick])->epoch <
+				((struct ppc_hdr *)best)->epoch;
+
+			qnvm_unmap(a[pick]);
+			if (gc && older)
+				ppc_free_leftover(id->uid, name[pick],
+						  "superseded by a grown copy",
+						  path);
+		} else if (pick >= 0) {
+			if (best) {
+				qnvm_unmap(best);
+				if (gc)
+					ppc_free_leftover(id->uid, best_m,
+							  "superseded by a "
+							  "grown copy", path);
+			}
+			best = a[pick];
+			best_l = l[pick];
+			best_m = name[pick];
 		}
-		if (!first_free && cls[0] != PPC_FOREIGN &&
+		if (!first_free && pick < 0 && cls[0] != PPC_FOREIGN &&
 		    cls[1] != PPC_FOREIGN)
 			first_free = name[0];
+	}
+	if (best) {
+		*addr = best;
+		*len = best_l;
+		*magic = best_m;
+		return 0;
 	}
 	*magic = first_free;
 	return 0;
@@ -1850,18 +1883,91 @@ static int ppc_check_file(struct ppc_shared *sh, const struct ppc_io *io)
 }
 
 /*
- * Move the region into its other name with @newcap slots of @newps bytes:
- * build it under PPC_BUILD, copy (the slots too when the page size stays;
- * a new page size needs an empty region), persist, seal, mark the old one
- * moved, switch, free the old one (another process that still maps it
- * frees it when it sees "moved"). A crash at any point leaves the old
- * region valid beside a scrap or superseded copy that the next writer
+ * Whether the region at @name (of @sh's uid) is a leftover of this file
+ * that can go: scrap (a format or growth that did not finish) or a copy
+ * older than the one mapped. It is freed unless someone maps it (another
+ * process that has not yet seen the move keeps it). mu held, EXCLUSIVE.
+ */
+static int ppc_reclaim_name(struct ppc_shared *sh, uint32_t name)
+{
+	const char *why = NULL;
+	unsigned char *a;
+	size_t l;
+
+	a = qnvm_retrieve(sh->uid, name, &l);
+	if (!a)
+		return 0;
+	switch (ppc_classify(a, l, &sh->id)) {
+	case PPC_SCRAP:
+		why = "a format or growth that did not finish";
+		break;
+	case PPC_OURS:
+		if (((struct ppc_hdr *)a)->epoch < sh->hdr->epoch)
+			why = "superseded by a grown copy";
+		break;
+	case PPC_STALE:
+		why = "it was an older file's at this inode";
+		break;
+	default:
+		break;
+	}
+	qnvm_unmap(a);
+	if (why)
+		ppc_free_leftover(sh->uid, name, why, sh->path);
+	return why != NULL;
+}
+
+/*
+ * Allocate @need bytes for the grown copy of @sh's region: at the other
+ * name of its pair, or, while a leftover someone still maps holds that
+ * name (an idle process that has not seen an earlier growth), at a free
+ * name of another of the file's pairs. *@made gets the name. Return the
+ * mapping, or NULL with errno (EEXIST: every name is held). mu held,
+ * EXCLUSIVE.
+ */
+static unsigned char *ppc_alloc_copy(struct ppc_shared *sh, size_t need,
+				     size_t *len, uint32_t *made)
+{
+	uint32_t h = ppc_name_hash(&sh->id), name;
+	unsigned char *rgn;
+	int i;
+
+	for (i = -1; i < 2 * PPC_PROBES; i++) {
+		if (i < 0)
+			name = sh->magic ^ PPC_ALT_BIT;
+		else
+			name = ppc_probe_magic(h, i / 2) |
+				(i % 2 ? PPC_ALT_BIT : 0);
+		if (name == sh->magic || (i >= 0 &&
+					  name == (sh->magic ^ PPC_ALT_BIT)))
+			continue;
+		rgn = qnvm_alloc(sh->uid, name, need, 0, len);
+		if (!rgn && errno == EEXIST && ppc_reclaim_name(sh, name))
+			rgn = qnvm_alloc(sh->uid, name, need, 0, len);
+		if (rgn) {
+			*made = name;
+			return rgn;
+		}
+		if (errno != EEXIST)
+			return NULL;
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
+/*
+ * Move the region to a new name (ppc_alloc_copy()) with @newcap slots of
+ * @newps bytes: build it under PPC_BUILD, copy (the slots too when the page
+ * size stays; a new page size needs an empty region), persist, seal, mark
+ * the old one moved, switch, free the old one (another process that still
+ * maps it frees it when it sees "moved"). A crash at any point leaves the
+ * old region valid beside a scrap or superseded copy that the next writer
  * frees. mu held, EXCLUSIVE.
  */
 static int ppc_rebuild_locked(struct ppc_shared *sh, uint32_t newcap,
 			      uint32_t newps)
 {
-	uint32_t newmagic = sh->magic ^ PPC_ALT_BIT, oldmagic = sh->magic;
+	uint32_t newmagic = 0, oldmagic = sh->magic;
 	uint32_t oldcap = sh->cap;
 	unsigned char *rgn, *old = sh->rgn;
 	size_t len = 0, need = ppc_layout_bytes(newcap, newps);
@@ -1869,13 +1975,7 @@ static int ppc_rebuild_locked(struct ppc_shared *sh, uint32_t newcap,
 	struct ppc_hdr *oh = sh->hdr;
 	char path[PPC_PATH_BYTES];
 
-	rgn = qnvm_alloc(sh->uid, newmagic, need, 0, &len);
-	if (!rgn && errno == EEXIST) {
-		/* scrap of an earlier growth that did not finish */
-		ppc_free_leftover(sh->uid, newmagic, "a growth that did not "
-				  "finish", sh->path);
-		rgn = qnvm_alloc(sh->uid, newmagic, need, 0, &len);
-	}
+	rgn = ppc_alloc_copy(sh, need, &len, &newmagic);
 	if (!rgn) {
 		sqlite3_log(SQLITE_FULL, "ppcache: %s: cannot grow the qNVRAM "
 			    "region to %u pages of %u bytes: %s", sh->path,

@@ -1608,6 +1608,54 @@ static void unlink_and_recreate_while_open_keeps_both(void **state)
 	sqlite3_close(b);
 }
 
+/* Commit about @kib KiB of blobs into table u in one transaction. */
+static void big_commit(sqlite3 *db, int kib)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+		 "SELECT i+1 FROM n WHERE i<%d) INSERT INTO u SELECT "
+		 "randomblob(1000) FROM n", kib);
+	exec(db, sql);
+}
+
+static void an_idle_process_on_an_old_copy_does_not_block_growth(void **state)
+{
+	char held[400], rel[400];
+	sqlite3 *db;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(held, sizeof(held), "%s.held", dbpath);
+	snprintf(rel, sizeof(rel), "%s.release", dbpath);
+	db = open_db("threshold=-1");
+	exec(db, rows_sql(1, 10));
+	exec(db, "CREATE TABLE u(b BLOB); PRAGMA cache_size=10");
+	pid = start_self("--hold", uri("threshold=-1"));
+	while (access(held, F_OK) != 0)
+		usleep(10000);
+	/* two growths while the idle process maps the first copy */
+	big_commit(db, 1200);
+	big_commit(db, 1200);
+	assert_true(stat_of(db, "growths") >= 2);
+	exec(db, rows_sql(11, 5));
+	assert_int_equal(close(open(rel, O_WRONLY | O_CREAT, 0644)), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 15);	/* it followed */
+	/* a growth after it let go uses the names it held */
+	big_commit(db, 4500);
+	assert_true(stat_of(db, "growths") >= 3);
+	assert_int_equal(fake_qnvram_count(), 1);	/* copies freed */
+	assert_integrity(db);
+	sqlite3_close(db);
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 15);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM u"), 6900);
+	sqlite3_close(db);
+}
+
 static void growth_frees_the_scrap_a_crash_left(void **state)
 {
 	int round;
@@ -1966,6 +2014,43 @@ static int child_count(const char *u, int ro)
 	return rc == SQLITE_OK && n >= 0 && n < 200 ? n : 200 + (rc & 0x3f);
 }
 
+/*
+ * test_ppcache --hold URI: count t, then stay idle with the connection open
+ * (and the region mapped) until <db>.release exists; count again, close,
+ * exit with that count. <db>.held tells the parent it is in.
+ */
+static int child_hold(const char *u)
+{
+	char held[400], rel[400];
+	sqlite3 *db = NULL;
+	int fd, n;
+
+	if (sqlite3_ppcache_register(0) != SQLITE_OK)
+		return 250;
+	snprintf(held, sizeof(held), "%s.held", dbpath);
+	snprintf(rel, sizeof(rel), "%s.release", dbpath);
+	if (sqlite3_open_v2(u, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
+			    NULL) != SQLITE_OK)
+		return 201;
+	sqlite3_busy_timeout(db, 10000);
+	if (q_int(db, "SELECT count(*) FROM t") < 0)
+		return 202;
+	fd = open(held, O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return 203;
+	close(fd);
+	for (n = 0; access(rel, F_OK) != 0; n++) {
+		if (n > 6000)
+			return 206;	/* the parent failed: 60 s */
+		usleep(10000);
+	}
+	n = (int)q_int(db, "SELECT count(*) FROM t");
+	if (strcmp(q_text(db, "PRAGMA integrity_check"), "ok"))
+		n = 204;
+	sqlite3_close(db);
+	return n >= 0 && n < 200 ? n : 205;
+}
+
 /* test_ppcache --insert URI: wait for the lock, insert 100, exit count. */
 static int child_insert(const char *u)
 {
@@ -2016,8 +2101,9 @@ int main(int argc, char **argv)
 		T(region_follows_the_file_through_link_and_rename),
 		T(stock_sqlite_cannot_read_or_overwrite_pages_in_qnvram),
 		T(another_uid_uses_the_owners_region_or_is_refused),
-	T(read_only_connection_closing_last_cleans_up),
-	T(unlink_and_recreate_while_open_keeps_both),
+		T(read_only_connection_closing_last_cleans_up),
+		T(an_idle_process_on_an_old_copy_does_not_block_growth),
+		T(unlink_and_recreate_while_open_keeps_both),
 		T(growth_frees_the_scrap_a_crash_left),
 		T(a_restored_older_copy_is_refused_and_left_alone),
 		T(tool_shows_and_exports_the_committed_state),
@@ -2035,6 +2121,11 @@ int main(int argc, char **argv)
 		return child_count(argv[2], !strcmp(argv[1], "--count-ro"));
 	if (argc == 3 && !strcmp(argv[1], "--insert"))
 		return child_insert(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--hold")) {
+		snprintf(dbpath, sizeof(dbpath), "%s", argv[2] + 5);
+		*strchr(dbpath, '?') = 0;
+		return child_hold(argv[2]);
+	}
 	seed = s ? (unsigned int)strtoul(s, NULL, 0) : (unsigned int)time(NULL);
 	print_message("QNVRAM_TEST_SEED=%u\n", seed);
 	sqlite3_config(SQLITE_CONFIG_LOG, log_cb, NULL);
