@@ -329,6 +329,8 @@ struct ppc_shared {
 	ino_t ino;
 	char *path;		/* realpath when opened (messages) */
 	char *name;		/* the name SQLite opened it by */
+	char **alias;		/* other names (hard links, other mounts) */
+	int nalias;
 	int fallback;		/* no region: the WAL pass-through */
 	pid_t pid;		/* the process that made the entry */
 	struct ppc_id id;
@@ -2347,7 +2349,35 @@ static void ppc_shared_destroy(struct ppc_shared *sh)
 	free(sh->written);
 	free(sh->path);
 	free(sh->name);
+	while (sh->nalias > 0)
+		free(sh->alias[--sh->nalias]);
+	free(sh->alias);
 	free(sh);
+}
+
+/*
+ * Record @zName as a name of @sh if it is a new one: its journal is then
+ * found as this database's (in memory), not opened on disk. reg held.
+ */
+static int ppc_shared_alias(struct ppc_shared *sh, const char *zName)
+{
+	char **a;
+	int i;
+
+	if (!strcmp(sh->name, zName))
+		return SQLITE_OK;
+	for (i = 0; i < sh->nalias; i++)
+		if (!strcmp(sh->alias[i], zName))
+			return SQLITE_OK;
+	a = realloc(sh->alias, (size_t)(sh->nalias + 1) * sizeof(*a));
+	if (!a)
+		return SQLITE_NOMEM;
+	sh->alias = a;
+	a[sh->nalias] = strdup(zName);
+	if (!a[sh->nalias])
+		return SQLITE_NOMEM;
+	sh->nalias++;
+	return SQLITE_OK;
 }
 
 static const char *ppc_errno_why(int err)
@@ -2480,16 +2510,22 @@ static struct ppc_shared *ppc_reg_lookup(dev_t dev, ino_t ino)
  * Join entry @sh (found with a reference) as a connection with @o; on
  * failure the reference is dropped.
  */
+/* Undo ppc_reg_lookup()'s connection and reference. */
+static void ppc_shared_leave(struct ppc_shared *sh)
+{
+	pthread_mutex_lock(&ppc_reg_mu);
+	sh->nconn--;
+	pthread_mutex_unlock(&ppc_reg_mu);
+	ppc_shared_put(sh);
+}
+
 static int ppc_shared_join(struct ppc_shared *sh, const struct ppc_opts *o)
 {
 	if (sh->fallback && !o->fallback) {
 		sqlite3_log(SQLITE_CANTOPEN, "ppcache: %s is open in fallback=wal "
 			    "mode in this process; open it with fallback=wal "
 			    "too", sh->path);
-		pthread_mutex_lock(&ppc_reg_mu);
-		sh->nconn--;
-		pthread_mutex_unlock(&ppc_reg_mu);
-		ppc_shared_put(sh);
+		ppc_shared_leave(sh);
 		return SQLITE_CANTOPEN;
 	}
 	pthread_mutex_lock(&sh->mu);
@@ -2529,11 +2565,16 @@ static int ppc_shared_get(struct ppc_file *p, const char *zName,
 	}
 	pthread_mutex_lock(&ppc_reg_mu);
 	sh = ppc_reg_lookup(st.st_dev, st.st_ino);
+	rc = sh ? ppc_shared_alias(sh, zName) : SQLITE_OK;
 	pthread_mutex_unlock(&ppc_reg_mu);
 	if (sh) {
 		close(fd);
+		if (rc == SQLITE_OK)
+			rc = ppc_shared_join(sh, o);
+		else
+			ppc_shared_leave(sh);
 		*out = sh;
-		return ppc_shared_join(sh, o);
+		return rc;
 	}
 
 	/* a new entry, published only once it is checked */
@@ -2603,6 +2644,8 @@ publish:
 	if (!other) {
 		sh->next = ppc_reg;
 		ppc_reg = sh;
+	} else {
+		rc = ppc_shared_alias(other, zName);
 	}
 	pthread_mutex_unlock(&ppc_reg_mu);
 	if (other) {
@@ -2612,6 +2655,10 @@ publish:
 		ppc_region_forget(sh);
 		ppc_shared_destroy(sh);
 		*out = other;
+		if (rc != SQLITE_OK) {
+			ppc_shared_leave(other);
+			return rc;
+		}
 		return ppc_shared_join(other, o);
 	}
 	*out = sh;
@@ -2637,11 +2684,18 @@ static struct ppc_shared *ppc_shared_find_companion(const char *zName,
 
 	pthread_mutex_lock(&ppc_reg_mu);
 	for (sh = ppc_reg; sh; sh = sh->next) {
-		size_t l = strlen(sh->name);
+		int i;
 
-		if (n >= l + ns && !memcmp(sh->name, zName, l) &&
-		    !strncmp(zName + l, sfx, ns) &&
-		    (zName[l + ns] == 0 || !strcmp(sfx, "-mj"))) {
+		for (i = -1; i < sh->nalias; i++) {
+			const char *name = i < 0 ? sh->name : sh->alias[i];
+			size_t l = strlen(name);
+
+			if (n >= l + ns && !memcmp(name, zName, l) &&
+			    !strncmp(zName + l, sfx, ns) &&
+			    (zName[l + ns] == 0 || !strcmp(sfx, "-mj")))
+				break;
+		}
+		if (i < sh->nalias) {
 			sh->nref++;
 			break;
 		}

@@ -1395,6 +1395,59 @@ static void region_follows_the_file_through_link_and_rename(void **state)
 	assert_int_equal(fake_qnvram_count(), 0);
 }
 
+static void two_names_of_one_file_in_one_process_share_the_journal(void **state)
+{
+	char link_path[400], jrnl[420], u[600];
+	sqlite3 *a, *b;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(link_path, sizeof(link_path), "%s/link.db", tdir);
+	snprintf(jrnl, sizeof(jrnl), "%s-journal", link_path);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache&threshold=-1", link_path);
+	a = open_db("threshold=-1");
+	exec(a, rows_sql(1, 10));
+	assert_int_equal(link(dbpath, link_path), 0);
+	assert_int_equal(open_rc(u, &b), SQLITE_OK);
+	/* a transaction through the second name journals in memory */
+	exec(b, "BEGIN; INSERT INTO t VALUES(11, 'via the link')");
+	assert_false(access(jrnl, F_OK) == 0);
+	exec(b, "COMMIT");
+	assert_int_equal(q_int(a, "SELECT count(*) FROM t"), 11);
+	sqlite3_close(b);
+	sqlite3_close(a);
+
+	/* a crash inside a transaction through the second name ... */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *c = NULL, *d = NULL;
+
+		if (open_rc(uri("threshold=-1"), &c) != SQLITE_OK ||
+		    open_rc(u, &d) != SQLITE_OK ||
+		    sqlite3_exec(d, "PRAGMA cache_size=4; BEGIN; UPDATE t SET "
+				 "b = hex(randomblob(900))", NULL, NULL,
+				 NULL) ||
+		    access(jrnl, F_OK) == 0)
+			_exit(2);
+		raise(SIGKILL);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	/* ... leaves no hot journal behind to roll back later commits */
+	assert_false(access(jrnl, F_OK) == 0);
+	a = open_db("threshold=-1");
+	exec(a, rows_sql(12, 3));
+	sqlite3_close(a);
+	assert_int_equal(open_rc(u, &b), SQLITE_OK);
+	assert_int_equal(q_int(b, "SELECT count(*) FROM t"), 14);
+	assert_string_equal(q_text(b, "SELECT b FROM t WHERE a=11"),
+			    "via the link");
+	assert_integrity(b);
+	sqlite3_close(b);
+}
+
 static void stock_sqlite_cannot_read_or_overwrite_pages_in_qnvram(void **state)
 {
 	sqlite3 *db, *plain = NULL;
@@ -2099,6 +2152,7 @@ int main(int argc, char **argv)
 		T(sigkill_at_random_points_loses_no_commit),
 		T(stock_shell_loads_the_extension),
 		T(region_follows_the_file_through_link_and_rename),
+		T(two_names_of_one_file_in_one_process_share_the_journal),
 		T(stock_sqlite_cannot_read_or_overwrite_pages_in_qnvram),
 		T(another_uid_uses_the_owners_region_or_is_refused),
 		T(read_only_connection_closing_last_cleans_up),
