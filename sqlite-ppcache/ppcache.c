@@ -336,6 +336,7 @@ struct ppc_shared {
 	struct ppc_id id;
 
 	pthread_mutex_t mu;
+	struct ppc_file *mjs;	/* memory journals open on it (mu) */
 	int real_journals;	/* hot journals open through the lower VFS */
 	int disk_journal;	/* one was opened and not yet deleted */
 	int refused;		/* SQLite error code once the check failed */
@@ -413,6 +414,7 @@ struct ppc_file {
 	unsigned char *mj_buf;	/* memory journal bytes */
 	sqlite3_int64 mj_size;
 	sqlite3_int64 mj_alloc;
+	struct ppc_file *mj_next;	/* the database's memory journals */
 };
 
 #define ORIGVFS(p)	((sqlite3_vfs *)((p)->pAppData))
@@ -441,6 +443,8 @@ static int ppcDeviceCharacteristics(sqlite3_file *);
 
 /* Methods of a rollback journal held in memory. */
 static int memjClose(sqlite3_file *);
+static int memj_write_locked(struct ppc_file *, const void *, int,
+			     sqlite3_int64);
 static int memjRead(sqlite3_file *, void *, int, sqlite3_int64);
 static int memjWrite(sqlite3_file *, const void *, int, sqlite3_int64);
 static int memjTruncate(sqlite3_file *, sqlite3_int64);
@@ -3342,8 +3346,18 @@ static int ppcDeviceCharacteristics(sqlite3_file *pFile)
 
 static int memjClose(sqlite3_file *pFile)
 {
-	struct ppc_file *p = (struct ppc_file *)pFile;
+	struct ppc_file *p = (struct ppc_file *)pFile, **pp;
 
+	if (p->sh) {
+		pthread_mutex_lock(&p->sh->mu);
+		for (pp = &p->sh->mjs; *pp; pp = &(*pp)->mj_next) {
+			if (*pp == p) {
+				*pp = p->mj_next;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&p->sh->mu);
+	}
 	sqlite3_free(p->mj_buf);
 	p->mj_buf = NULL;
 	if (p->sh)
@@ -3372,6 +3386,20 @@ static int memjWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
 		     sqlite3_int64 iOfst)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
+	int rc;
+
+	/* mu: ppc_live_super_journal() may read it from another connection */
+	if (p->sh)
+		pthread_mutex_lock(&p->sh->mu);
+	rc = memj_write_locked(p, zBuf, iAmt, iOfst);
+	if (p->sh)
+		pthread_mutex_unlock(&p->sh->mu);
+	return rc;
+}
+
+static int memj_write_locked(struct ppc_file *p, const void *zBuf, int iAmt,
+			     sqlite3_int64 iOfst)
+{
 	sqlite3_int64 end = iOfst + iAmt;
 
 	if (end > p->mj_alloc) {
@@ -3398,8 +3426,12 @@ static int memjTruncate(sqlite3_file *pFile, sqlite3_int64 size)
 {
 	struct ppc_file *p = (struct ppc_file *)pFile;
 
+	if (p->sh)
+		pthread_mutex_lock(&p->sh->mu);
 	if (size < p->mj_size)
 		p->mj_size = size;
+	if (p->sh)
+		pthread_mutex_unlock(&p->sh->mu);
 	return SQLITE_OK;
 }
 
@@ -3622,9 +3654,97 @@ static int ppc_open_memory(struct ppc_file *p, struct ppc_shared *sh,
 	memset(p, 0, sizeof(*p));
 	p->sh = sh;
 	p->base.pMethods = &ppc_memj_io;
+	if (sh) {
+		pthread_mutex_lock(&sh->mu);
+		p->mj_next = sh->mjs;
+		sh->mjs = p;
+		pthread_mutex_unlock(&sh->mu);
+	}
 	if (pOutFlags)
 		*pOutFlags = flags;
 	return SQLITE_OK;
+}
+
+/*
+ * Whether memory journal @j ends in a super-journal pointer (SQLite's
+ * journal format: name, its length and checksum, BE32 each, and the
+ * 8-byte journal magic, written at COMMIT_PHASEONE of a transaction over
+ * several databases and truncated away at its end).
+ */
+static int ppc_memj_names_super(const struct ppc_file *j)
+{
+	static const unsigned char magic[8] = {
+		0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+	const unsigned char *end = j->mj_buf + j->mj_size;
+	uint32_t len, sum = 0, i;
+
+	if (!j->mj_buf || j->mj_size < 20 || memcmp(end - 8, magic, 8))
+		return 0;
+	len = ppc_be32(end - 16);
+	if (!len || (sqlite3_int64)len > j->mj_size - 20)
+		return 0;
+	for (i = 0; i < len; i++)
+		sum += end[-16 - (int64_t)len + i];
+	return sum == ppc_be32(end - 12);
+}
+
+/*
+ * The memory journal of @sh that names a super-journal, or NULL. SQLite
+ * deletes a super-journal once no journal it lists exists and names it
+ * (pager_delsuper()): a rollback of one database of such a transaction
+ * must see the journals of the others, though they are in memory. mu held.
+ */
+static struct ppc_file *ppc_live_super_journal(struct ppc_shared *sh)
+{
+	struct ppc_file *j;
+
+	for (j = sh->mjs; j; j = j->mj_next)
+		if (ppc_memj_names_super(j))
+			return j;
+	return NULL;
+}
+
+/*
+ * SQLite opens a journal that a super-journal lists to read its pointer:
+ * for a database open here, a read-only copy of its memory journal that
+ * names one. Return 1 if @p is that copy (opened, SQLITE_OK or NOMEM in
+ * *@rc), 0 if the lower VFS should open @zName.
+ */
+static int ppc_open_super_child(struct ppc_file *p, const char *zName,
+				int flags, int *pOutFlags, int *rc)
+{
+	struct ppc_shared *sh = ppc_shared_find_companion(zName, "-journal");
+	struct ppc_file *j;
+
+	if (!sh)
+		return 0;
+	pthread_mutex_lock(&sh->mu);
+	j = ppc_live_super_journal(sh);
+	if (j) {
+		memset(p, 0, sizeof(*p));
+		p->mj_buf = sqlite3_malloc64((sqlite3_uint64)j->mj_size);
+		if (p->mj_buf) {
+			memcpy(p->mj_buf, j->mj_buf, (size_t)j->mj_size);
+			p->mj_size = j->mj_size;
+			p->mj_alloc = j->mj_size;
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
+	if (!j) {
+		ppc_shared_put(sh);
+		return 0;
+	}
+	if (!p->mj_buf) {
+		ppc_shared_put(sh);
+		*rc = SQLITE_NOMEM;
+		return 1;
+	}
+	p->sh = sh;	/* not on sh->mjs: a copy, not the database's journal */
+	p->base.pMethods = &ppc_memj_io;
+	if (pOutFlags)
+		*pOutFlags = flags;
+	*rc = SQLITE_OK;
+	return 1;
 }
 
 /*
@@ -3678,6 +3798,10 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 
 	if ((flags & SQLITE_OPEN_MAIN_JOURNAL) && zName)
 		return ppc_open_journal(pVfs, zName, pFile, flags, pOutFlags);
+	if ((flags & SQLITE_OPEN_SUPER_JOURNAL) &&
+	    (flags & SQLITE_OPEN_READONLY) && zName &&
+	    ppc_open_super_child(p, zName, flags, pOutFlags, &rc))
+		return rc;
 	if ((flags & SQLITE_OPEN_WAL) && zName) {
 		sh = ppc_shared_find_companion(zName, "-wal");
 		if (sh && !sh->fallback) {
@@ -3792,8 +3916,19 @@ static int ppcDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir)
 static int ppcAccess(sqlite3_vfs *pVfs, const char *zName, int flags,
 		     int *pResOut)
 {
-	struct ppc_shared *jsh;
+	struct ppc_shared *jsh = ppc_shared_find_companion(zName, "-journal");
+	int super = 0;
 
+	if (jsh) {
+		pthread_mutex_lock(&jsh->mu);
+		super = ppc_live_super_journal(jsh) != NULL;
+		pthread_mutex_unlock(&jsh->mu);
+		ppc_shared_put(jsh);
+	}
+	if (super) {
+		*pResOut = 1;	/* it is there, in memory: see above */
+		return SQLITE_OK;
+	}
 	if (ppc_companion_fenced(zName, &jsh)) {
 		*pResOut = 0;
 		return SQLITE_OK;
