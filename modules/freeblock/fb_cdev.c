@@ -12,32 +12,43 @@
  * block (hdr->want_lbn, POLLOUT) and returns no buffer until FB_IOC_FILL
  * has copied that block into a slot: late binding across the user
  * boundary.
+ *
+ * A ring is memory any user who can read a disk may pin: before it is
+ * allocated, the registration checks max_tasks and the ring caps (the
+ * rings of the files one uid opened, uid_ring_kib; of all files,
+ * total_ring_kib); the ring is then charged to the caller's memory cgroup.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include "mobio_compat.h"
 #include "fb_internal.h"
 
 /**
  * struct fb_file - one open /dev/freeblock
  * @lock: serializes the ioctls and mmap (registration state)
+ * @uid: the effective uid of the opener, whose ring cap @charged counts in
+ * @charged: pages counted in the ring caps for this file (0: none)
  * @id: the task, valid when @registered
  * @registered: FB_IOC_SCRUB or FB_IOC_WRITE succeeded
  * @write: the task writes (FB_IOC_WRITE)
  * @bdev_file: the caller's block device file, held until the task ends
- * @ring: vmalloc_user() memory: header page, descriptors, data slots
+ * @ring: vmalloc memory charged to the registering process's memory
+ *	cgroup: header page, descriptors, data slots
  * @ring_bytes: its size
  * @hdr: @ring's header
  * @desc: the descriptor array
@@ -58,6 +69,8 @@
  */
 struct fb_file {
 	struct mutex lock;		/* registration, ioctls, mmap */
+	kuid_t uid;
+	unsigned long charged;
 	int id;
 	bool registered;
 	bool write;
@@ -83,6 +96,130 @@ struct fb_file {
 	wait_queue_head_t wait;
 	struct completion done;
 };
+
+/* --- Ring caps ------------------------------------------------------------ */
+
+/*
+ * Two full-size rings (FB_RING_BYTES_MAX of slots each) per uid, or many of
+ * the tools' default (16 slots of 64 KiB: 1 MiB); two uids' worth in all.
+ */
+static struct fb_uint_param fb_uid_ring_kib = {
+	.val = 131072, .min = 0, .max = 16777216 };
+module_param_cb(uid_ring_kib, &fb_uint_ops, &fb_uid_ring_kib, 0644);
+MODULE_PARM_DESC(uid_ring_kib, "KiB of /dev/freeblock rings the files one uid opened may hold (0-16777216, default 131072)");
+
+static struct fb_uint_param fb_total_ring_kib = {
+	.val = 262144, .min = 0, .max = 16777216 };
+module_param_cb(total_ring_kib, &fb_uint_ops, &fb_total_ring_kib, 0644);
+MODULE_PARM_DESC(total_ring_kib, "KiB of /dev/freeblock rings all files may hold (0-16777216, default 262144)");
+
+/*
+ * Ring memory: charged to the caller's memory cgroup; at its memory.max
+ * the allocation fails (ENOMEM) rather than invoke the OOM killer.
+ */
+#define FB_RING_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | \
+			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/* Pages counted in the caps: by uid (xa_mk_value), and of every file. */
+static DEFINE_MUTEX(fb_rings_lock);
+static DEFINE_XARRAY(fb_rings_by_uid);
+static unsigned long fb_rings_pages;
+
+/* Bytes of a ring of @nslots slots of @blksize; its parts' offsets. */
+static size_t fb_ring_layout(u32 nslots, u32 blksize, size_t *desc_off,
+			     size_t *data_off)
+{
+	*desc_off = PAGE_SIZE;
+	*data_off = *desc_off + PAGE_ALIGN(nslots * sizeof(struct fb_desc));
+	return *data_off + (size_t)nslots * blksize;
+}
+
+/* Pages a cap counts for a task: its ring, a speculative task's bitmap. */
+static unsigned long fb_ring_cost(const struct fb_scrub_req *req,
+				  u64 nblocks)
+{
+	size_t desc_off, data_off;
+	unsigned long pages;
+
+	pages = PAGE_ALIGN(fb_ring_layout(req->nslots, req->blksize,
+					  &desc_off, &data_off)) >> PAGE_SHIFT;
+	if (req->flags & FB_SCRUB_F_SPECULATIVE)
+		pages += DIV_ROUND_UP(BITS_TO_LONGS(nblocks) * sizeof(long),
+				      PAGE_SIZE);
+	return pages;
+}
+
+static unsigned long fb_kib_pages(const struct fb_uint_param *p)
+{
+	return (unsigned long)READ_ONCE(p->val) >> (PAGE_SHIFT - 10);
+}
+
+/*
+ * Count @pages for @uid: -ENOSPC when uid_ring_kib or total_ring_kib
+ * would be passed, -ENOMEM when the uid's entry cannot be stored.
+ */
+static int fb_rings_charge(kuid_t uid, unsigned long pages)
+{
+	unsigned long key = __kuid_val(uid), held;
+	int ret = 0;
+
+	mutex_lock(&fb_rings_lock);
+	held = xa_to_value(xa_load(&fb_rings_by_uid, key));
+	if (held + pages > fb_kib_pages(&fb_uid_ring_kib) ||
+	    fb_rings_pages + pages > fb_kib_pages(&fb_total_ring_kib)) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = xa_err(xa_store(&fb_rings_by_uid, key, xa_mk_value(held + pages),
+			      GFP_KERNEL));
+	if (!ret)
+		fb_rings_pages += pages;
+out:
+	mutex_unlock(&fb_rings_lock);
+	return ret;
+}
+
+/* Give back what fb_rings_charge() counted for @uid. */
+static void fb_rings_uncharge(kuid_t uid, unsigned long pages)
+{
+	unsigned long key = __kuid_val(uid), held;
+
+	mutex_lock(&fb_rings_lock);
+	held = xa_to_value(xa_load(&fb_rings_by_uid, key)) - pages;
+	/* replacing an entry allocates nothing: it cannot fail */
+	if (held)
+		xa_store(&fb_rings_by_uid, key, xa_mk_value(held), GFP_KERNEL);
+	else
+		xa_erase(&fb_rings_by_uid, key);
+	fb_rings_pages -= pages;
+	mutex_unlock(&fb_rings_lock);
+}
+
+/**
+ * fb_cdev_rings_show() - debugfs freeblock/rings: the bytes the ring caps
+ *	count, "total BYTES" then "uid UID BYTES" for each uid holding some
+ * @m: the seq_file
+ * @unused: unused
+ *
+ * Context: process, may sleep.
+ * Return: 0.
+ */
+int fb_cdev_rings_show(struct seq_file *m, void *unused)
+{
+	unsigned long key;
+	void *e;
+
+	mutex_lock(&fb_rings_lock);
+	seq_printf(m, "total %lu\n", fb_rings_pages << PAGE_SHIFT);
+	xa_for_each(&fb_rings_by_uid, key, e)
+		seq_printf(m, "uid %u %lu\n",
+			   from_kuid(&init_user_ns, KUIDT_INIT(key)),
+			   xa_to_value(e) << PAGE_SHIFT);
+	mutex_unlock(&fb_rings_lock);
+	return 0;
+}
+
+/* --- The task's callbacks -------------------------------------------------- */
 
 static void *fb_cdev_getbuffer(void *ctx, u64 lbn, u32 len)
 {
@@ -164,6 +301,9 @@ static void fb_file_free_ring(struct fb_file *f)
 {
 	vfree(f->ring);
 	f->ring = NULL;
+	if (f->charged)
+		fb_rings_uncharge(f->uid, f->charged);
+	f->charged = 0;
 	bitmap_free(f->used);
 	f->used = NULL;
 	kfree(f->desc_slot);
@@ -185,13 +325,14 @@ static void fb_file_end_task(struct fb_file *f)
 
 static int fb_file_alloc_ring(struct fb_file *f, u32 nslots, u32 blksize)
 {
-	size_t desc_off = PAGE_SIZE;
-	size_t data_off = desc_off + PAGE_ALIGN(nslots * sizeof(struct fb_desc));
+	size_t desc_off, data_off;
 
-	f->ring_bytes = data_off + (size_t)nslots * blksize;
-	f->ring = vmalloc_user(f->ring_bytes);
-	f->used = bitmap_zalloc(nslots, GFP_KERNEL);
-	f->desc_slot = kcalloc(nslots, sizeof(*f->desc_slot), GFP_KERNEL);
+	f->ring_bytes = fb_ring_layout(nslots, blksize, &desc_off, &data_off);
+	/* not vmalloc_user(): it has no GFP argument, so no accounting */
+	f->ring = __vmalloc(f->ring_bytes, FB_RING_GFP);
+	f->used = bitmap_zalloc(nslots, GFP_KERNEL_ACCOUNT);
+	f->desc_slot = kcalloc(nslots, sizeof(*f->desc_slot),
+			       GFP_KERNEL_ACCOUNT);
 	if (!f->ring || !f->used || !f->desc_slot)
 		return -ENOMEM;
 	f->hdr = f->ring;
@@ -252,6 +393,7 @@ static long fb_ioc_register(struct fb_file *f, struct fb_scrub_req __user *ureq,
 	struct block_device *bdev;
 	struct fb_range range;
 	struct fb_opts opts;
+	unsigned long pages;
 	struct file *bf;
 	u64 nblocks;
 	int ret;
@@ -275,6 +417,16 @@ static long fb_ioc_register(struct fb_file *f, struct fb_scrub_req __user *ureq,
 	ret = fb_scrub_check(&req, bdev, &nblocks);
 	if (ret)
 		goto err_fput;
+	/* every limit before the ring exists */
+	if (fb_disk_full(bdev)) {
+		ret = -EBUSY;
+		goto err_fput;
+	}
+	pages = fb_ring_cost(&req, nblocks);
+	ret = fb_rings_charge(f->uid, pages);
+	if (ret)
+		goto err_fput;
+	f->charged = pages;
 	f->bdev_file = bf;
 	ret = fb_file_alloc_ring(f, req.nslots, req.blksize);
 	if (ret)
@@ -432,6 +584,26 @@ static __poll_t fb_cdev_poll(struct file *file, poll_table *pt)
 	return mask;
 }
 
+/*
+ * Map the ring's pages at @vma, as remap_vmalloc_range() would: that one
+ * wants VM_USERMAP memory, which only vmalloc_user() (no accounting) makes
+ * on 6.1 and 6.12. Caller holds f->lock; @vma is at most the ring.
+ */
+static int fb_ring_map(struct fb_file *f, struct vm_area_struct *vma)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(f->ring + off));
+		if (ret)
+			return ret;
+	}
+	mobio_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 static int fb_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct fb_file *f = file->private_data;
@@ -447,7 +619,7 @@ static int fb_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 		ret = -EINVAL;
 	} else {
 		mobio_vm_flags_clear(vma, VM_MAYWRITE);
-		ret = remap_vmalloc_range(vma, f->ring, 0);
+		ret = fb_ring_map(f, vma);
 	}
 	mutex_unlock(&f->lock);
 	return ret;
@@ -455,10 +627,11 @@ static int fb_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 
 static int fb_cdev_open(struct inode *inode, struct file *file)
 {
-	struct fb_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct fb_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (!f)
 		return -ENOMEM;
+	f->uid = file->f_cred->euid;
 	mutex_init(&f->lock);
 	spin_lock_init(&f->ring_lock);
 	init_waitqueue_head(&f->wait);

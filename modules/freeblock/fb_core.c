@@ -35,18 +35,6 @@
 
 /* --- Tunables ------------------------------------------------------------ */
 
-/**
- * struct fb_uint_param - a module parameter with its accepted range
- * @val: the value
- * @min: smallest accepted
- * @max: largest accepted
- */
-struct fb_uint_param {
-	unsigned int val;
-	unsigned int min;
-	unsigned int max;
-};
-
 static int fb_param_set(const char *s, const struct kernel_param *kp)
 {
 	struct fb_uint_param *p = kp->arg;
@@ -69,7 +57,8 @@ static int fb_param_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%u\n", READ_ONCE(p->val));
 }
 
-static const struct kernel_param_ops fb_uint_ops = {
+/* For struct fb_uint_param parameters of every file of the module. */
+const struct kernel_param_ops fb_uint_ops = {
 	.set = fb_param_set,
 	.get = fb_param_get,
 };
@@ -904,6 +893,22 @@ struct fb_disk *fb_disk_find(const char *name)
 }
 
 /**
+ * fb_disk_full() - whether a new task on @bdev's disk would pass max_tasks
+ * @bdev: the device (or partition)
+ *
+ * For a check before a client allocates what its task needs; the
+ * registration checks again under the disk's lock (-EBUSY).
+ * Context: any (the record is found by RCU and lives until rmmod).
+ * Return: true when the disk has max_tasks tasks already.
+ */
+bool fb_disk_full(struct block_device *bdev)
+{
+	struct fb_disk *d = xa_load(&fb_disk_xa, disk_devt(bdev->bd_disk));
+
+	return d && READ_ONCE(d->nr_tasks) >= READ_ONCE(fb_max_tasks.val);
+}
+
+/**
  * fb_disks_walk() - call @fn for every disk record
  * @fn: called with fb_disks_lock held (may sleep, must not register tasks)
  * @arg: passed to @fn
@@ -1009,7 +1014,7 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	d = fb_disk_get(bdev->bd_disk);
 	if (!d)
 		return -ENOMEM;
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return -ENOMEM;
 	kref_init(&t->ref);
@@ -1024,7 +1029,7 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 		t->spec = true;
 		/* at most FB_SPEC_BLOCKS_MAX bits: 2 MiB */
 		t->issued = kvcalloc(BITS_TO_LONGS(t->nblocks),
-				     sizeof(unsigned long), GFP_KERNEL);
+				     sizeof(unsigned long), GFP_KERNEL_ACCOUNT);
 		if (!t->issued) {
 			kfree(t);
 			return -ENOMEM;
@@ -1089,7 +1094,8 @@ static const struct fb_opts *fb_rate_opts(const struct fb_rate *rate,
  *
  * Blocks are issued in ascending order, only when the disk is idle, the
  * floor is due, or the task was promoted; each is delivered exactly once.
- * fb_read_opts() takes flags as well (speculative tasks).
+ * fb_read_opts() takes flags as well (speculative tasks). The task's
+ * memory is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT).
  * Context: process, may sleep.
  * Return: the task id (> 0), or -EINVAL (bad arguments), -ENOMEM, -EBUSY
  * (max_tasks reached on the disk), -ENODEV (module unloading).

@@ -10,6 +10,7 @@
 #include <linux/blkdev.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/freeblock.h>
@@ -91,16 +92,33 @@ struct fb_disk {
 	atomic64_t stats[FB_NR_COUNTERS];
 };
 
+/**
+ * struct fb_uint_param - a module parameter with its accepted range, for
+ *	module_param_cb() with fb_uint_ops
+ * @val: the value
+ * @min: smallest accepted
+ * @max: largest accepted
+ */
+struct fb_uint_param {
+	unsigned int val;
+	unsigned int min;
+	unsigned int max;
+};
+
 /* fb_core.c */
 extern struct workqueue_struct *fb_wq;
+extern const struct kernel_param_ops fb_uint_ops;
 struct fb_disk *fb_disk_find(const char *name);
+bool fb_disk_full(struct block_device *bdev);
 unsigned int fb_disk_collect_stats(struct fb_disk *d, struct mobio_stat *st);
 typedef void (*fb_disk_fn)(struct fb_disk *d, void *arg);
 void fb_disks_walk(fb_disk_fn fn, void *arg);
 
 /* fb_cdev.c */
+struct seq_file;
 int fb_cdev_init(void);
 void fb_cdev_exit(void);
+int fb_cdev_rings_show(struct seq_file *m, void *unused);
 
 /* fb_genl.c */
 int fb_genl_init(void);

@@ -21,6 +21,13 @@
  *    the slot holding its block), then stores the new tail with
  *    FB_IOC_CONSUME, which frees those slots.
  *
+ *    The ring is pinned kernel memory: before it is allocated, the
+ *    registration fails with EBUSY when the disk has max_tasks tasks and
+ *    with ENOSPC when the ring (with a speculative task's bitmap) would
+ *    pass the rings allowed to the files of the opener's uid
+ *    (uid_ring_kib) or to all files (total_ring_kib); the ring is then
+ *    charged to the caller's memory cgroup (ENOMEM at its memory.max).
+ *
  *    FB_IOC_WRITE registers a write task instead (the device opened for
  *    writing), with late binding: when the kernel is about to issue block
  *    n it sets hdr->want_lbn = n and hdr->want_pending = 1 and poll()

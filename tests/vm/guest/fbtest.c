@@ -21,6 +21,16 @@
  *                                     "ok NAME" or "bad NAME expected E saw S"
  *   fbtest open-as UID DEV            setuid(UID), open DEV for reading:
  *                                     prints the errno name or "ok"
+ *   fbtest rings DEV BS SLOTS COUNT [hold]
+ *                                     COUNT /dev/freeblock files, each
+ *                                     registering a slow scrub with a ring
+ *                                     of SLOTS x BS (--any-order when BS
+ *                                     is given as sBS): prints
+ *                                     "registered=N ring_bytes=B" and the
+ *                                     errno name of the first refusal
+ *                                     ("refused=ENOSPC", or "refused=none"),
+ *                                     then with "hold" prints "holding" and
+ *                                     sleeps until killed
  *   fbtest fuzz DEV COUNT SEED        COUNT random ioctls, mmaps and
  *                                     closes on /dev/freeblock; prints
  *                                     "ops=N ok=N errors=N"
@@ -274,6 +284,66 @@ static int hold(const char *dev)
 	}
 	printf("registered id=%u nblocks=%llu\n", req.id,
 	       (unsigned long long)req.nblocks);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* The errno names the tests compare. */
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case ENOSPC: return "ENOSPC";
+	case ENOMEM: return "ENOMEM";
+	case EBUSY: return "EBUSY";
+	case EMFILE: return "EMFILE";
+	case EINVAL: return "EINVAL";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	default: return strerror(e);
+	}
+}
+
+static int rings(const char *dev, const char *bs, const char *slots,
+		 const char *count, int hold)
+{
+	struct fb_scrub_req req = { .ceiling_kbps = 4 };
+	uint64_t ring_bytes = 0;
+	long n = strtol(count, NULL, 0), i;
+	int dfd = open(dev, O_RDONLY), fd, err = 0;
+
+	if (*bs == 's') {
+		req.flags = FB_SCRUB_F_SPECULATIVE;
+		bs++;
+	}
+	req.blksize = strtoul(bs, NULL, 0);
+	req.nslots = strtoul(slots, NULL, 0);
+	if (dfd < 0) {
+		perror(dev);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct fb_scrub_req r = req;
+
+		fd = open("/dev/freeblock", O_RDWR);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		r.fd = dfd;
+		if (ioctl(fd, FB_IOC_SCRUB, &r)) {
+			err = errno;
+			close(fd);
+			break;
+		}
+		ring_bytes += r.ring_bytes;
+	}
+	printf("registered=%ld ring_bytes=%" PRIu64 " refused=%s\n", i,
+	       ring_bytes, err ? errno_name(err) : "none");
+	fflush(stdout);
+	if (!hold)
+		return 0;
+	printf("holding\n");
 	fflush(stdout);
 	for (;;)
 		pause();
@@ -802,6 +872,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: fbtest fill DEV SEED | scrub DEV [options] | "
 		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS |\n"
+		" rings DEV BS SLOTS COUNT [hold] |\n"
 		" park DEV SECONDS OFF SPAN GAP_MS |\n"
 		" fuzz DEV COUNT SEED | write DEV SEED [options] | badwrite DEV\n");
 	return 2;
@@ -825,6 +896,9 @@ int main(int argc, char **argv)
 		return bad(argv[2], argv[3]);
 	if (!strcmp(argv[1], "open-as") && argc == 4)
 		return open_as(argv[2], argv[3]);
+	if (!strcmp(argv[1], "rings") && (argc == 6 || argc == 7))
+		return rings(argv[2], argv[3], argv[4], argv[5],
+			     argc == 7 && !strcmp(argv[6], "hold"));
 	if (!strcmp(argv[1], "fuzz") && argc == 5)
 		return fuzz(argv[2], argv[3], argv[4]);
 	if (!strcmp(argv[1], "load") && argc == 4)
