@@ -205,8 +205,12 @@ struct workqueue_struct *fb_wq;
 static LIST_HEAD(fb_disks);
 static DEFINE_MUTEX(fb_disks_lock);
 static DEFINE_XARRAY(fb_disk_xa);
-/* Tasks by id. */
-static DEFINE_XARRAY_ALLOC1(fb_tasks);
+/*
+ * Tasks by id. Its lock, like every disk's lock, is taken with bottom
+ * halves off: fb_abort(), fb_promote(), fb_set_rate() and fb_kick() may be
+ * called from softirq context.
+ */
+static DEFINE_XARRAY_FLAGS(fb_tasks, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 /*
  * Ids are handed out cyclically: a client that aborts or promotes by the id
  * of a task that has just ended (qnvram, a userspace ring) must not reach a
@@ -275,11 +279,11 @@ static struct fb_task *fb_task_get(int id)
 {
 	struct fb_task *t;
 
-	xa_lock(&fb_tasks);
+	xa_lock_bh(&fb_tasks);
 	t = id > 0 ? xa_load(&fb_tasks, id) : NULL;
 	if (t)
 		kref_get(&t->ref);
-	xa_unlock(&fb_tasks);
+	xa_unlock_bh(&fb_tasks);
 	return t;
 }
 
@@ -432,12 +436,12 @@ static void fb_io_done_work(struct work_struct *work)
 	if (io->status)
 		fb_count(d, FB_STAT_BLOCKS_FAILED, 1);
 	atomic_dec(&d->bg_pending);
-	spin_lock(&d->lock);
+	spin_lock_bh(&d->lock);
 	t->done++;
 	t->inflight--;
 	if (io->status && test_bit(GD_DEAD, &t->bdev->bd_disk->state))
 		fb_task_end_locked(t, -ENODEV);
-	spin_unlock(&d->lock);
+	spin_unlock_bh(&d->lock);
 	queue_work(fb_wq, &d->work);
 	fb_task_put(t);
 	kfree(io);
@@ -783,7 +787,7 @@ static void fb_finish(struct list_head *reap)
 		 * (-ENOENT), never another client's task that reused the id.
 		 */
 		t->callback(t->ctx, FB_LBN_END, NULL, t->result);
-		xa_erase(&fb_tasks, t->id);
+		xa_erase_bh(&fb_tasks, t->id);
 		fb_task_put(t);
 	}
 }
@@ -800,19 +804,19 @@ static void fb_disk_work(struct work_struct *work)
 	for (;;) {
 		now = ktime_get_ns();
 		wake = U64_MAX;
-		spin_lock(&d->lock);
+		spin_lock_bh(&d->lock);
 		fb_collect_ended(d, &reap);
 		t = fb_pick(d, now, &c, &wake);
-		spin_unlock(&d->lock);
+		spin_unlock_bh(&d->lock);
 		if (!t)
 			break;
 
 		buf = t->getbuffer(t->ctx, c.lbn, t->blksize);
 		if (!buf) {
 			/* only this worker claims blocks and charges rates */
-			spin_lock(&d->lock);
+			spin_lock_bh(&d->lock);
 			fb_task_unclaim(t, now, &c);
-			spin_unlock(&d->lock);
+			spin_unlock_bh(&d->lock);
 			atomic_dec(&d->bg_pending);
 			fb_task_put(t);
 			continue;
@@ -1046,22 +1050,22 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	if (t->floor_kbps)
 		t->floor_due_ns += fb_block_ns(blksize, t->floor_kbps);
 
-	ret = xa_alloc_cyclic(&fb_tasks, &t->id, t, xa_limit_31b,
-			      &fb_tasks_next, GFP_KERNEL);
+	ret = xa_alloc_cyclic_bh(&fb_tasks, &t->id, t, xa_limit_31b,
+				 &fb_tasks_next, GFP_KERNEL);
 	if (ret < 0) {
 		fb_task_free(t);
 		return ret;
 	}
-	spin_lock(&d->lock);
+	spin_lock_bh(&d->lock);
 	if (d->nr_tasks >= READ_ONCE(fb_max_tasks.val)) {
-		spin_unlock(&d->lock);
-		xa_erase(&fb_tasks, t->id);
+		spin_unlock_bh(&d->lock);
+		xa_erase_bh(&fb_tasks, t->id);
 		fb_task_free(t);
 		return -EBUSY;
 	}
 	list_add_tail(&t->node, &d->tasks);
 	WRITE_ONCE(d->nr_tasks, d->nr_tasks + 1);
-	spin_unlock(&d->lock);
+	spin_unlock_bh(&d->lock);
 	fb_count(d, FB_STAT_TASKS, 1);
 	queue_work(fb_wq, &d->work);
 	return t->id;
@@ -1201,7 +1205,8 @@ EXPORT_SYMBOL_GPL(fb_write_opts);
  *
  * No block is issued after this returns; blocks in flight complete and
  * are delivered, then the final callback comes with -ECANCELED.
- * Context: process or softirq; does not wait.
+ * Context: process or softirq, not hardirq (the task and disk locks are
+ * taken with bottom halves off); does not sleep.
  * Return: 0, or -ENOENT when no such task is running.
  */
 int fb_abort(int id)
@@ -1211,9 +1216,9 @@ int fb_abort(int id)
 
 	if (!t)
 		return -ENOENT;
-	spin_lock(&t->disk->lock);
+	spin_lock_bh(&t->disk->lock);
 	ended = fb_task_end_locked(t, -ECANCELED);
-	spin_unlock(&t->disk->lock);
+	spin_unlock_bh(&t->disk->lock);
 	queue_work(fb_wq, &t->disk->work);
 	fb_task_put(t);
 	return ended ? 0 : -ENOENT;
@@ -1225,7 +1230,8 @@ EXPORT_SYMBOL_GPL(fb_abort);
  * @id: the task
  *
  * Its bios get best-effort priority; still at most `depth` in flight.
- * Context: process or softirq; does not wait.
+ * Context: process or softirq, not hardirq, as for fb_abort(); does not
+ * sleep.
  * Return: 0, -EALREADY when already promoted, -ENOENT when no such task.
  */
 int fb_promote(int id)
@@ -1235,14 +1241,14 @@ int fb_promote(int id)
 
 	if (!t)
 		return -ENOENT;
-	spin_lock(&t->disk->lock);
+	spin_lock_bh(&t->disk->lock);
 	if (t->state != FB_TASK_ACTIVE)
 		ret = -ENOENT;
 	else if (t->promoted)
 		ret = -EALREADY;
 	else
 		t->promoted = true;
-	spin_unlock(&t->disk->lock);
+	spin_unlock_bh(&t->disk->lock);
 	if (!ret) {
 		fb_count(t->disk, FB_STAT_PROMOTIONS, 1);
 		queue_work(fb_wq, &t->disk->work);
@@ -1257,7 +1263,8 @@ EXPORT_SYMBOL_GPL(fb_promote);
  * @id: the task
  * @rate: the new limits (0: none)
  *
- * Context: process or softirq.
+ * Context: process or softirq, not hardirq, as for fb_abort(); does not
+ * sleep.
  * Return: 0, -EINVAL (floor above ceiling), -ENOENT (no such task).
  */
 int fb_set_rate(int id, const struct fb_rate *rate)
@@ -1270,10 +1277,10 @@ int fb_set_rate(int id, const struct fb_rate *rate)
 	t = fb_task_get(id);
 	if (!t)
 		return -ENOENT;
-	spin_lock(&t->disk->lock);
+	spin_lock_bh(&t->disk->lock);
 	t->floor_kbps = rate->floor_kbps;
 	t->ceiling_kbps = rate->ceiling_kbps;
-	spin_unlock(&t->disk->lock);
+	spin_unlock_bh(&t->disk->lock);
 	queue_work(fb_wq, &t->disk->work);
 	fb_task_put(t);
 	return 0;
@@ -1284,7 +1291,8 @@ EXPORT_SYMBOL_GPL(fb_set_rate);
  * fb_kick() - buffers are free again: retry a task at once
  * @id: the task whose getbuffer returned NULL
  *
- * Context: process or softirq.
+ * Context: process or softirq, not hardirq, as for fb_abort(); does not
+ * sleep.
  * Return: 0, or -ENOENT when no such task.
  */
 int fb_kick(int id)
@@ -1293,9 +1301,9 @@ int fb_kick(int id)
 
 	if (!t)
 		return -ENOENT;
-	spin_lock(&t->disk->lock);
+	spin_lock_bh(&t->disk->lock);
 	t->stall_until_ns = 0;
-	spin_unlock(&t->disk->lock);
+	spin_unlock_bh(&t->disk->lock);
 	queue_work(fb_wq, &t->disk->work);
 	fb_task_put(t);
 	return 0;

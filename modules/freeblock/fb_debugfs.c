@@ -61,4 +61,5 @@ void fb_debugfs_init(void)
 void fb_debugfs_exit(void)
 {
 	debugfs_remove_recursive(fb_debugfs_dir);
+	fb_selftest_exit();
 }

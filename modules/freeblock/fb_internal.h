@@ -127,6 +127,7 @@ void fb_genl_exit(void);
 /* fb_selftest.c */
 struct dentry;
 void fb_selftest_init(struct dentry *dir);
+void fb_selftest_exit(void);
 
 /* fb_debugfs.c */
 void fb_debugfs_init(void);

@@ -17,8 +17,16 @@
  * ever held at once shows the late binding: at most `depth`.
  * One self-test at a time; the device is opened exclusively until the
  * task's final callback (rmmod aborts it).
+ *
+ *	echo "bh 5000" > .../freeblock/selftest
+ *
+ * calls fb_kick(), fb_set_rate() (the same ceiling) and fb_promote() on
+ * the running task from a soft hrtimer (softirq context) 5000 times,
+ * 200 us apart, and fb_abort() at the last one: the API's softirq
+ * contract, while the issuer takes the same locks in process context.
  */
 #include <linux/debugfs.h>
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -26,6 +34,9 @@
 #include "fb_internal.h"
 
 #define FB_PATTERN_MULT	0x9e3779b97f4a7c15ULL
+/* Often enough to meet the issuer holding the disk's lock. */
+#define FB_ST_BH_PERIOD_NS	(200ULL * NSEC_PER_USEC)
+#define FB_ST_BH_MAX		1000000
 
 /**
  * struct fb_selftest - the one self-test task
@@ -37,12 +48,20 @@
  * @start: first byte
  * @blksize: block size
  * @seed: pattern seed
+ * @ceiling_kbps: the task's rate ceiling
  * @mbd: the opened device
  * @outstanding: buffers handed out and not called back
  * @max_outstanding: the most at once
  * @getbuffer_calls: getbuffer calls that gave a buffer
  * @blocks: per-block callbacks
  * @bad: blocks with a wrong pattern or an error
+ * @bh_timer: the soft hrtimer of a "bh" run
+ * @bh_id: the task it calls the API on
+ * @bh_left: its calls still to make
+ * @bh_calls: calls made
+ * @bh_in_softirq: calls made in softirq context
+ * @bh_errors: API calls that returned other than 0, -ENOENT or -EALREADY
+ * @bh_abort: what the last call's fb_abort() returned
  */
 struct fb_selftest {
 	struct mutex lock;		/* registration state */
@@ -53,12 +72,21 @@ struct fb_selftest {
 	u64 start;
 	u32 blksize;
 	u64 seed;
+	u32 ceiling_kbps;
 	struct mobio_bdev mbd;
 	atomic_t outstanding;
 	atomic_t max_outstanding;
 	atomic64_t getbuffer_calls;
 	atomic64_t blocks;
 	atomic64_t bad;
+
+	struct hrtimer bh_timer;
+	int bh_id;
+	atomic_t bh_left;
+	atomic_t bh_calls;
+	atomic_t bh_in_softirq;
+	atomic_t bh_errors;
+	atomic_t bh_abort;
 };
 
 static struct fb_selftest fb_st = {
@@ -121,6 +149,63 @@ static void fb_st_callback(void *ctx, u64 lbn, void *buf, int status)
 	kvfree(buf);
 }
 
+static void fb_st_bh_check(struct fb_selftest *st, int ret)
+{
+	if (ret && ret != -ENOENT && ret != -EALREADY)
+		atomic_inc(&st->bh_errors);
+}
+
+static enum hrtimer_restart fb_st_bh_fn(struct hrtimer *timer)
+{
+	struct fb_selftest *st = container_of(timer, struct fb_selftest,
+					      bh_timer);
+	struct fb_rate rate = { .ceiling_kbps = st->ceiling_kbps };
+	int left = atomic_dec_return(&st->bh_left), ret;
+
+	if (in_serving_softirq())
+		atomic_inc(&st->bh_in_softirq);
+	fb_st_bh_check(st, fb_kick(st->bh_id));
+	fb_st_bh_check(st, fb_set_rate(st->bh_id, &rate));
+	fb_st_bh_check(st, fb_promote(st->bh_id));
+	atomic_inc(&st->bh_calls);
+	if (left > 0) {
+		hrtimer_forward_now(timer, ns_to_ktime(FB_ST_BH_PERIOD_NS));
+		return HRTIMER_RESTART;
+	}
+	ret = fb_abort(st->bh_id);
+	fb_st_bh_check(st, ret);
+	atomic_set(&st->bh_abort, ret);
+	return HRTIMER_NORESTART;
+}
+
+/* "bh COUNT": COUNT calls from softirq on the running task. */
+static int fb_st_bh_start(struct fb_selftest *st, const char *buf)
+{
+	unsigned int count;
+	int ret = 0;
+
+	if (sscanf(buf, "bh %u", &count) != 1 || !count ||
+	    count > FB_ST_BH_MAX)
+		return -EINVAL;
+	mutex_lock(&st->lock);
+	if (!st->running) {
+		ret = -ESRCH;
+	} else if (hrtimer_active(&st->bh_timer)) {
+		ret = -EBUSY;
+	} else {
+		st->bh_id = st->id;
+		atomic_set(&st->bh_left, count);
+		atomic_set(&st->bh_calls, 0);
+		atomic_set(&st->bh_in_softirq, 0);
+		atomic_set(&st->bh_errors, 0);
+		atomic_set(&st->bh_abort, 1);
+		hrtimer_start(&st->bh_timer, ns_to_ktime(FB_ST_BH_PERIOD_NS),
+			      HRTIMER_MODE_REL_SOFT);
+	}
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
 static ssize_t fb_st_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
@@ -137,6 +222,10 @@ static ssize_t fb_st_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
+	if (!strncmp(buf, "bh ", 3)) {
+		ret = fb_st_bh_start(st, buf);
+		return ret ? ret : count;
+	}
 	ret = sscanf(buf, "%7s %63s %llu %llu %u %llx %u %u", op, path,
 		     &range.start, &range.len, &blksize, &seed,
 		     &opts.rate.ceiling_kbps, &opts.flags);
@@ -157,6 +246,7 @@ static ssize_t fb_st_write(struct file *file, const char __user *ubuf,
 	st->start = range.start;
 	st->blksize = blksize;
 	st->seed = seed;
+	st->ceiling_kbps = opts.rate.ceiling_kbps;
 	st->result = 0;
 	atomic_set(&st->outstanding, 0);
 	atomic_set(&st->max_outstanding, 0);
@@ -186,18 +276,22 @@ static ssize_t fb_st_read(struct file *file, char __user *ubuf, size_t count,
 			  loff_t *ppos)
 {
 	struct fb_selftest *st = &fb_st;
-	char buf[256];
+	char buf[384];
 	int n;
 
 	mutex_lock(&st->lock);
 	n = scnprintf(buf, sizeof(buf),
-		      "state=%s op=%s id=%d result=%d blocks=%lld bad=%lld getbuffer_calls=%lld outstanding=%d max_outstanding=%d\n",
+		      "state=%s op=%s id=%d result=%d blocks=%lld bad=%lld getbuffer_calls=%lld outstanding=%d max_outstanding=%d bh_calls=%d bh_in_softirq=%d bh_errors=%d bh_abort=%d\n",
 		      st->running ? "running" : "ended", st->op, st->id,
 		      st->result, atomic64_read(&st->blocks),
 		      atomic64_read(&st->bad),
 		      atomic64_read(&st->getbuffer_calls),
 		      atomic_read(&st->outstanding),
-		      atomic_read(&st->max_outstanding));
+		      atomic_read(&st->max_outstanding),
+		      atomic_read(&st->bh_calls),
+		      atomic_read(&st->bh_in_softirq),
+		      atomic_read(&st->bh_errors),
+		      atomic_read(&st->bh_abort));
 	mutex_unlock(&st->lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
 }
@@ -218,5 +312,17 @@ static const struct file_operations fb_st_fops = {
  */
 void fb_selftest_init(struct dentry *dir)
 {
+	hrtimer_init(&fb_st.bh_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	fb_st.bh_timer.function = fb_st_bh_fn;
 	debugfs_create_file("selftest", 0600, dir, NULL, &fb_st_fops);
+}
+
+/**
+ * fb_selftest_exit() - stop a "bh" run (the debugfs file is gone)
+ *
+ * Context: module exit, process.
+ */
+void fb_selftest_exit(void)
+{
+	hrtimer_cancel(&fb_st.bh_timer);
 }
