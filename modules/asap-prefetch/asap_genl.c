@@ -2,8 +2,12 @@
 /*
  * ASAP: the "asap" generic netlink family (include/uapi/linux/asap.h).
  * Switching and profiles need CAP_SYS_ADMIN (a profile holds an app's
- * addresses); counters and the app list are for anyone. Every attribute
- * is checked by the family policy, profile runs by asap_prof_check().
+ * addresses and file identities), checked in the socket opener's
+ * credentials (netlink_capable()), not with GENL_ADMIN_PERM, which is
+ * CAP_NET_ADMIN; joining the events group needs CAP_SYS_ADMIN too.
+ * Counters and the app list (pids, names: what /proc shows) are for
+ * anyone. Every attribute is checked by the family policy, profile runs
+ * by asap_prof_check().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,6 +45,18 @@ static const struct nla_policy asap_genl_policy[ASAP_A_MAX + 1] = {
 			       .len = ASAP_PROFILE_RUNS_MAX *
 				      sizeof(struct asap_profile_run) },
 };
+
+/*
+ * Whether the request's sender may change settings or read a footprint:
+ * CAP_SYS_ADMIN of the socket's opener. -EPERM with a message otherwise.
+ */
+static int asap_genl_admin(struct sk_buff *skb, struct netlink_ext_ack *extack)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(extack, "needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
 
 /* The app of MOBIO_A_PID; asap_lock held. */
 static struct asap_app *asap_genl_app(struct genl_info *info)
@@ -109,6 +125,9 @@ static int asap_genl_switch(struct sk_buff *skb, struct genl_info *info)
 	struct cgroup *cgrp;
 	int ret;
 
+	ret = asap_genl_admin(skb, info->extack);
+	if (ret)
+		return ret;
 	if (!!pid == !!cg) {
 		NL_SET_ERR_MSG(info->extack,
 			       "give exactly one of MOBIO_A_PID and ASAP_A_CGROUP");
@@ -313,6 +332,10 @@ static int asap_genl_profile_get(struct sk_buff *skb,
 	struct nlattr *attr;
 	int ret;
 
+	/* cb->skb is the request, in every part of the dump */
+	ret = asap_genl_admin(cb->skb, cb->extack);
+	if (ret)
+		return ret;
 	if (!cb->args[ASAP_PD_PID]) {
 		attr = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, MOBIO_A_PID);
 		if (!attr) {
@@ -453,8 +476,11 @@ static int asap_genl_profile_set(struct sk_buff *skb, struct genl_info *info)
 	struct asap_profile_run *runs = NULL;
 	struct asap_app *app;
 	unsigned int n = 0;
-	int ret = 0;
+	int ret;
 
+	ret = asap_genl_admin(skb, info->extack);
+	if (ret)
+		return ret;
 	if (!info->attrs[MOBIO_A_PID]) {
 		NL_SET_ERR_MSG(info->extack, "MOBIO_A_PID missing");
 		return -EINVAL;
@@ -497,6 +523,7 @@ out:
 	return ret;
 }
 
+/* SWITCH, PROFILE_GET and PROFILE_SET check CAP_SYS_ADMIN themselves. */
 static const struct genl_small_ops asap_genl_ops[] = {
 	{
 		.cmd = ASAP_CMD_GET_STATS,
@@ -505,7 +532,6 @@ static const struct genl_small_ops asap_genl_ops[] = {
 	{
 		.cmd = ASAP_CMD_SWITCH,
 		.doit = asap_genl_switch,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = ASAP_CMD_GET_APPS,
@@ -514,12 +540,10 @@ static const struct genl_small_ops asap_genl_ops[] = {
 	{
 		.cmd = ASAP_CMD_PROFILE_GET,
 		.dumpit = asap_genl_profile_get,
-		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = ASAP_CMD_PROFILE_SET,
 		.doit = asap_genl_profile_set,
-		.flags = GENL_ADMIN_PERM,
 	},
 };
 
@@ -551,7 +575,11 @@ void asap_genl_event_switch(struct asap_app *app, u32 trigger)
 }
 
 static const struct genl_multicast_group asap_genl_mcgrps[] = {
-	/* Events name every app's pid: for administrators only. */
+	/*
+	 * Events name every app's pid and name: for administrators only
+	 * (genl_bind() checks CAP_SYS_ADMIN on 6.1 and 6.12, for
+	 * NETLINK_ADD_MEMBERSHIP and bind() alike).
+	 */
 	{ .name = MOBIO_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_SYS_ADMIN, },
 };
 

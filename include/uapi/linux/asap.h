@@ -5,6 +5,10 @@
  * Switch via Adaptive Prepaging", USENIX ATC'21).
  *
  * The "asap" generic netlink family (conventions: <linux/mobio.h>):
+ * CAP_SYS_ADMIN is that of the socket's opener; without it SWITCH,
+ * PROFILE_GET and PROFILE_SET fail with -EPERM (CAP_NET_ADMIN is not
+ * enough) and joining the events group too.
+ *
  *  - ASAP_CMD_SWITCH (CAP_SYS_ADMIN): the app of MOBIO_A_PID (a process,
  *    tracked by its thread group) comes to the foreground. The app that was
  *    in the foreground leaves it: its prepaging is cancelled and its switch

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Who may do what with asap-prefetch.ko: only CAP_SYS_ADMIN switches,
+# saves a profile (PROFILE_GET: an app's addresses and file identities) or
+# loads one, and only CAP_SYS_ADMIN joins the events group; CAP_NET_ADMIN
+# alone is not enough for any of them. Any user reads the counters and the
+# app list. The module parameters are root's (sysfs mode 0644).
+# vm-timeout: 180
+. /mobio/tests/lib.sh
+
+KO=/mobio/asap-prefetch.ko
+P=/sys/module/asap_prefetch/parameters
+U=1000
+
+as_uid() {
+	local uid=$1
+	shift
+	qnvtest setuid "$uid" "$@"
+}
+
+# refused NAME PATTERN CMD...: CMD exits 1 and says PATTERN on stderr
+refused() {
+	local name=$1 pat=$2 err rc
+	shift 2
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$err" | grep -q "$pat"; then
+		pass "$name"
+	else
+		fail "$name" "expected exit 1 and '$pat', saw exit $rc: $err"
+	fi
+}
+
+check_ok insmod_asap insmod $KO window_ms=0
+sleep 1000 &
+app=$!
+check_ok root_switch_tracks_app mobioctl asap switch $app
+# a profile loads only outside the app's switch window
+check_ok root_switches_away mobioctl asap switch $$
+check_ok root_saves_profile mobioctl asap save $app /tmp/root.prof
+check_ok root_loads_profile mobioctl asap load $app /tmp/root.prof
+
+# --- an unprivileged user -----------------------------------------------------
+chmod 0644 /tmp/root.prof
+refused user_profile_get_eperm "Operation not permitted" \
+	as_uid $U mobioctl asap save $app /tmp/user.prof
+check_eq user_profile_get_wrote_nothing 0 "$(cat /tmp/user.prof 2>/dev/null | grep -c '^anon\|^file')"
+refused user_profile_set_eperm "Operation not permitted" \
+	as_uid $U mobioctl asap load $app /tmp/root.prof
+refused user_switch_eperm "Operation not permitted" \
+	as_uid $U mobioctl asap switch $app
+# not even to a process of its own
+as_uid $U sleep 1000 &
+own=$!
+sleep 0.2
+refused user_switch_own_process_eperm "Operation not permitted" \
+	as_uid $U mobioctl asap switch $own
+check_ok user_reads_stats as_uid $U mobioctl asap stats
+check_ok user_reads_app_stats as_uid $U mobioctl asap stats $app
+check_ok user_lists_apps sh -c "qnvtest setuid $U mobioctl asap apps | grep -q '^app $app sleep'"
+for p in sigcont prepage window_ms anon_timeout entries_max; do
+	v=$(cat $P/$p)
+	as_uid $U sh -c "echo 7 >$P/$p" 2>/dev/null
+	check_eq "user_cannot_set_param_$p" "$v" "$(cat $P/$p)"
+done
+check_eq params_mode_0644 "-rw-r--r--" "$(ls -l $P/sigcont | cut -c1-10)"
+
+# --- CAP_SYS_ADMIN is what counts, not CAP_NET_ADMIN ---------------------------
+refused net_admin_only_profile_get_eperm "Operation not permitted" \
+	capdrop sys_admin mobioctl asap save $app /tmp/na.prof
+refused net_admin_only_profile_set_eperm "Operation not permitted" \
+	capdrop sys_admin mobioctl asap load $app /tmp/root.prof
+refused net_admin_only_switch_eperm "Operation not permitted" \
+	capdrop sys_admin mobioctl asap switch $app
+check_ok sys_admin_without_net_admin_saves \
+	capdrop net_admin mobioctl asap save $app /tmp/sa.prof
+check_ok sys_admin_without_net_admin_loads \
+	capdrop net_admin mobioctl asap load $app /tmp/root.prof
+check_ok sys_admin_without_net_admin_switches \
+	capdrop net_admin mobioctl asap switch $app
+mobioctl asap switch $$
+
+# --- events: root's listener hears switches, the others cannot join ------------
+mobioctl asap watch 2 >/tmp/root.watch 2>&1 &
+rw=$!
+as_uid $U mobioctl asap watch 2 >/tmp/user.watch 2>&1 &
+uw=$!
+capdrop sys_admin mobioctl asap watch 2 >/tmp/na.watch 2>&1 &
+nw=$!
+sleep 1
+mobioctl asap switch $$
+mobioctl asap switch $app
+sleep 1
+kill $rw $uw $nw 2>/dev/null
+wait $rw $uw $nw 2>/dev/null
+log "root heard: $(tr '\n' ';' </tmp/root.watch) user: $(tr '\n' ';' </tmp/user.watch) net_admin: $(tr '\n' ';' </tmp/na.watch)"
+check_eq root_watch_hears_switch "switch $$ sh netlink" "$(sed -n 1p /tmp/root.watch)"
+check_eq root_watch_hears_second "switch $app sleep netlink" "$(sed -n 2p /tmp/root.watch)"
+check_eq user_watch_hears_nothing 0 "$(grep -c '^switch' /tmp/user.watch)"
+check_eq user_watch_refused_eperm 1 "$(grep -c 'Operation not permitted' /tmp/user.watch)"
+check_eq net_admin_watch_hears_nothing 0 "$(grep -c '^switch' /tmp/na.watch)"
+check_eq net_admin_watch_refused_eperm 1 "$(grep -c 'Operation not permitted' /tmp/na.watch)"
+
+# --- the fuzzer as the user: no command gets through ----------------------------
+s0=$(mobioctl asap stats | awk '$1 == "switches" { print $2 }')
+out=$(genl-fuzz -u $U asap 5000 3 2>&1)
+check_eq user_fuzz_sent 0 $?
+log "genl-fuzz as uid $U: $(echo "$out" | tail -n 1)"
+check_eq user_fuzz_switched_nothing "$s0" "$(mobioctl asap stats | awk '$1 == "switches" { print $2 }')"
+
+kill $app $own 2>/dev/null
+wait $app $own 2>/dev/null
+check_ok rmmod_asap rmmod asap_prefetch
+finish
