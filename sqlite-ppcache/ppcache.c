@@ -162,6 +162,18 @@ SQLITE_EXTENSION_INIT1
 
 #define PPC_EXPORT	__attribute__((visibility("default")))
 
+/*
+ * Crash points for the host tests (tests/unit, built with
+ * -DPPCACHE_TEST_HOOKS): the test's ppc_test_hook() may kill the process
+ * at a named step. Nothing in other builds.
+ */
+#ifdef PPCACHE_TEST_HOOKS
+void ppc_test_hook(const char *step);
+# define PPC_HOOK(step)	ppc_test_hook(step)
+#else
+# define PPC_HOOK(step)	do { } while (0)
+#endif
+
 /* --- Region format ------------------------------------------------------ */
 
 #define PPC_MAGIC		"PPCACHE2"	/* a valid region */
@@ -2006,10 +2018,13 @@ static int ppc_rebuild_locked(struct ppc_shared *sh, uint32_t newcap,
 		       (size_t)oldcap * sh->ps);
 	}
 	ppc_persist(rgn + PPC_REC_OFF, len - PPC_REC_OFF);
+	PPC_HOOK("grow-built");
 	ppc_hdr_seal(rgn);
+	PPC_HOOK("grow-sealed");
 
 	__atomic_store_n(&sh->live->moved, 1, __ATOMIC_RELEASE);
 	ppc_gen_bump(sh);
+	PPC_HOOK("grow-moved");
 	ppc_region_point(sh, rgn, len, newmagic);
 	ppc_idx_rebuild(sh);
 	sh->loaded = 1;

@@ -1709,6 +1709,68 @@ static void an_idle_process_on_an_old_copy_does_not_block_growth(void **state)
 	sqlite3_close(db);
 }
 
+/* ppcache.c's crash points: SIGKILL at the step $PPC_KILL_AT names. */
+void ppc_test_hook(const char *step)
+{
+	const char *at = getenv("PPC_KILL_AT");
+
+	if (at && !strcmp(at, step))
+		raise(SIGKILL);
+}
+
+static void a_kill_at_each_step_of_a_growth_beside_a_reader(void **state)
+{
+	static const char *const steps[] = {
+		"grow-built", "grow-sealed", "grow-moved" };
+	sqlite3 *db;
+	size_t i;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	db = open_db("threshold=-1");
+	exec(db, rows_sql(1, 20));
+	exec(db, "CREATE TABLE u(b BLOB); PRAGMA cache_size=10");
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		/* this process maps the region, idle; a writer grows it */
+		assert_int_equal(q_int(db, "SELECT count(*) FROM t"),
+				 20 + 5 * (long long)i);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			sqlite3 *c = NULL;
+
+			setenv("PPC_KILL_AT", steps[i], 1);
+			if (open_rc(uri("threshold=-1"), &c) != SQLITE_OK)
+				_exit(2);
+			exec(c, "PRAGMA cache_size=10");
+			big_commit(c, 1200 * (int)(i + 1));
+			_exit(3);	/* no growth: the test is wrong */
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFSIGNALED(status))
+			fail_msg("%s: the writer exited %d, not killed",
+				 steps[i], WEXITSTATUS(status));
+		/* the reader sees every acknowledged row, none of the rest */
+		assert_int_equal(q_int(db, "SELECT count(*) FROM t"),
+				 20 + 5 * (long long)i);
+		assert_int_equal(q_int(db, "SELECT count(*) FROM u"), 0);
+		assert_integrity(db);
+		/* and writes on, through a growth of its own */
+		exec(db, rows_sql(21 + 5 * (int)i, 5));
+		exec(db, "BEGIN");
+		big_commit(db, 1200 * (int)(i + 1));
+		exec(db, "DELETE FROM u; COMMIT");
+	}
+	sqlite3_close(db);
+	assert_int_equal(fake_qnvram_count(), 0);	/* nothing left over */
+	db = open_db(NULL);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM t"), 35);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM u"), 0);
+	assert_integrity(db);
+	sqlite3_close(db);
+}
+
 static void growth_frees_the_scrap_a_crash_left(void **state)
 {
 	int round;
@@ -2159,6 +2221,7 @@ int main(int argc, char **argv)
 		T(an_idle_process_on_an_old_copy_does_not_block_growth),
 		T(unlink_and_recreate_while_open_keeps_both),
 		T(growth_frees_the_scrap_a_crash_left),
+		T(a_kill_at_each_step_of_a_growth_beside_a_reader),
 		T(a_restored_older_copy_is_refused_and_left_alone),
 		T(tool_shows_and_exports_the_committed_state),
 		T(attached_commit_keeps_sqlites_super_journal),
