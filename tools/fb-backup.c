@@ -228,8 +228,7 @@ static int run_task(struct backup *b, const char *what, uint64_t start,
 	r = fb_task_open(&t, b->dfd, &o);
 	if (r) {
 		fprintf(stderr, PROG ": %s: registering the %s: %s%s\n", b->dev,
-			what, strerror(-r), r == -ENOENT ? " (no /dev/"
-			FREEBLOCK_DEV_NAME ": is freeblock.ko loaded?)" : "");
+			what, strerror(-r), fb_register_hint(r));
 		return -1;
 	}
 	nblocks = fb_task_nblocks(t);

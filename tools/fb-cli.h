@@ -47,6 +47,28 @@ static inline int fb_parse_size(const char *s, uint64_t *v)
 }
 
 /**
+ * fb_register_hint() - what to say after a registration error
+ * @r: the negative errno of fb_task_open()
+ *
+ * Return: a parenthesized hint for the errors a user can act on, or "".
+ */
+static inline const char *fb_register_hint(int r)
+{
+	switch (r) {
+	case -ENOENT:
+		return " (no /dev/freeblock: is freeblock.ko loaded?)";
+	case -ENOSPC:
+		return " (the ring would pass the freeblock parameters uid_ring_kib"
+		       " or total_ring_kib: fewer --slots or a smaller --bs)";
+	case -ENOMEM:
+		return " (no memory for the ring, or the memory cgroup's memory.max)";
+	case -EBUSY:
+		return " (max_tasks tasks on this disk already)";
+	}
+	return "";
+}
+
+/**
  * fb_now_s() - monotonic time
  *
  * Return: seconds since an arbitrary start.

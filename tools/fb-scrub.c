@@ -192,8 +192,7 @@ int main(int argc, char **argv)
 	close(dfd);
 	if (r) {
 		fprintf(stderr, PROG ": %s: registering the scrub: %s%s\n", dev,
-			strerror(-r), r == -ENOENT ?
-			" (no /dev/" FREEBLOCK_DEV_NAME ": is freeblock.ko loaded?)" : "");
+			strerror(-r), fb_register_hint(r));
 		return 1;
 	}
 	nblocks = fb_task_nblocks(t);

@@ -25,7 +25,8 @@ VM_GUEST_CFLAGS ?= -O2 -g -Wall -Wextra
 
 .PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe demo-nodeps
 
-build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*.h include/uapi/*.h)
+# Guest programs include tools' sources (fbtest, freeblock-scrub): those count too.
+build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*.h include/uapi/*.h tools/*.c tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(VM_GUEST_CFLAGS) -Ilibqnvram -Iinclude/uapi -o $@ $< \
 		-Llibqnvram -lqnvram -lmnl -lpthread

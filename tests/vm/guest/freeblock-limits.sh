@@ -97,6 +97,9 @@ dv=$(($(vmalloc_kb) - v0))
 log "VmallocUsed grew by $dv kB for two rings of $((RING7 / 1024)) kB"
 check_ge vmalloc_holds_the_rings $((2 * RING7 / 1024)) "$dv"
 check_le vmalloc_bounded_by_uid_cap $((16384 + 2048)) "$dv"
+err=$(as_uid 1000 freeblock-scrub --bs 1M --slots 7 "$DISK_data" 2>&1)
+check_eq fb_scrub_past_cap_exit_1 1 $?
+check_eq fb_scrub_past_cap_names_the_cap 1 "$(echo "$err" | grep -c 'No space left on device (the ring would pass the freeblock parameters uid_ring_kib')"
 check_eq uid_cap_small_ring_still_fits "registered=1 ring_bytes=$((MIB + 8192)) refused=none" \
 	"$(once 1000 "" 65536 16 1)"
 check_eq uid_cap_other_uid_unaffected "registered=2 ring_bytes=$((2 * RING7)) refused=none" \
