@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
 #include "qnvram_pool.h"
@@ -49,12 +50,36 @@ static int qnvram_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Who the caller of an ioctl on @file is: the lesser of the file's opener
+ * and the calling task, so that a file passed to another process (or a
+ * privileged one tricked into using a file it did not open) never acts
+ * with rights that the caller lacks, nor the opener. @uid is read in the
+ * opener's user namespace; it must be both the opener's and the caller's
+ * effective uid, unless both have CAP_SYS_ADMIN (@admin).
+ */
+static int qnvram_dev_caller(struct file *file, u32 req_uid, u32 *uid,
+			     bool *admin)
+{
+	const struct cred *cred = file->f_cred;
+	int ret;
+
+	*admin = file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN) &&
+		 capable(CAP_SYS_ADMIN);
+	ret = qnvram_resolve_uid(cred, cred->user_ns, req_uid, *admin, uid);
+	if (!ret && !*admin &&
+	    !uid_eq(make_kuid(cred->user_ns, req_uid), current_euid()))
+		ret = -EPERM;
+	return ret;
+}
+
 static long qnvram_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct qnvram_binding *b = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	struct qnvram_region_req req;
+	bool admin;
 	u32 uid;
 	int ret;
 
@@ -68,15 +93,19 @@ static long qnvram_ioctl(struct file *file, unsigned int cmd,
 	}
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
+	if (req.reserved[0] || req.reserved[1] ||
+	    (req.flags & ~QNVRAM_REQ_ALL) ||
+	    (cmd != QNVRAM_IOC_ALLOC && req.flags) ||
+	    (cmd == QNVRAM_IOC_FREE && req.size))
+		return -EINVAL;
+	ret = qnvram_dev_caller(file, req.uid, &uid, &admin);
+	if (ret)
+		return ret;
+	if (cmd == QNVRAM_IOC_FREE)
+		return qnvram_region_free(b->pool, uid, req.magic);
 
-	if (cmd == QNVRAM_IOC_FREE) {
-		if (req.flags || req.size || req.reserved[0] || req.reserved[1])
-			return -EINVAL;
-		ret = qnvram_resolve_uid(req.uid, capable(CAP_SYS_ADMIN), &uid);
-		return ret ?: qnvram_region_free(b->pool, uid, req.magic);
-	}
-
-	ret = qnvram_region_bind(b->pool, b, &req, cmd == QNVRAM_IOC_ALLOC);
+	ret = qnvram_region_bind(b->pool, b, &req, cmd == QNVRAM_IOC_ALLOC,
+				 uid, admin);
 	if (ret)
 		return ret;
 	/*

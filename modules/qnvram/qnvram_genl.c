@@ -3,12 +3,23 @@
  * qNVRAM: the "qnvram" generic netlink family (include/uapi/linux/qnvram.h).
  * Anyone may list, inspect and free their own uid's regions; flush needs
  * CAP_SYS_ADMIN. Every attribute is checked by the family policy.
+ *
+ * Who the caller is: the lesser of the socket's opener and the task that
+ * sends the request (CVE-2014-0181: a socket passed to another process, or
+ * written to by a privileged one that did not open it, grants neither
+ * more). Admin needs CAP_SYS_ADMIN of both; a uid must be the effective uid
+ * of both. A dump decides it in its first round, which runs in the sending
+ * task, and keeps it: later rounds run in whichever task reads the socket.
+ * Uids in requests, replies and events are in the initial user namespace,
+ * as the pool stores them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/net.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 #include "qnvram_pool.h"
 
 static struct genl_family qnvram_genl_family;
@@ -18,6 +29,34 @@ static const struct nla_policy qnvram_genl_policy[QNVRAM_A_MAX + 1] = {
 	[QNVRAM_A_MAGIC] = { .type = NLA_U32 },
 };
 
+/**
+ * struct qnvram_genl_caller - who sent a request
+ * @cred: the socket opener's credentials
+ * @uid: the opener's effective uid, initial user namespace
+ * @admin: the opener and the sending task have CAP_SYS_ADMIN
+ * @same: the opener and the sending task have the same effective uid
+ */
+struct qnvram_genl_caller {
+	const struct cred *cred;
+	u32 uid;
+	bool admin;
+	bool same;
+};
+
+/* Context: the task sending @skb (a doit, a dump's first round). */
+static void qnvram_genl_caller(const struct sk_buff *skb,
+			       struct qnvram_genl_caller *c)
+{
+	struct file *file = NETLINK_CB(skb).sk->sk_socket->file;
+
+	c->cred = file->f_cred;
+	c->uid = from_kuid(&init_user_ns, c->cred->euid);
+	/* netlink_capable() alone checks only the sender of a sendmsg(). */
+	c->admin = netlink_capable(skb, CAP_SYS_ADMIN) &&
+		   file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+	c->same = uid_eq(c->cred->euid, current_euid());
+}
+
 /* Caller holds pool->lock. */
 static int qnvram_genl_put_region(struct sk_buff *skb,
 				  const struct qnvram_pool *pool, int slot,
@@ -25,14 +64,12 @@ static int qnvram_genl_put_region(struct sk_buff *skb,
 {
 	const struct qnvram_region_entry *e = &pool->meta->entries[slot];
 	u32 flags = le32_to_cpu(e->flags);
-	kuid_t kuid = make_kuid(&init_user_ns, le32_to_cpu(e->uid));
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, QNVRAM_A_REGION);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, MOBIO_A_UID,
-			from_kuid_munged(current_user_ns(), kuid)) ||
+	if (nla_put_u32(skb, MOBIO_A_UID, le32_to_cpu(e->uid)) ||
 	    nla_put_u32(skb, QNVRAM_A_MAGIC, le32_to_cpu(e->magic)) ||
 	    nla_put_u64_64bit(skb, QNVRAM_A_SIZE, le64_to_cpu(e->length),
 			      MOBIO_A_PAD) ||
@@ -50,29 +87,36 @@ static int qnvram_genl_put_region(struct sk_buff *skb,
 	return 0;
 }
 
-/* The region named by the request: uid (default: the caller's) and magic. */
+/*
+ * The region named by the request: uid (initial user namespace; default:
+ * the socket opener's effective uid) and magic.
+ */
 static int qnvram_genl_lookup(struct sk_buff *skb, struct genl_info *info,
 			      u32 *uid, u32 *magic)
 {
-	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
+	struct qnvram_genl_caller c;
 	u32 req_uid;
 	int ret;
 
+	qnvram_genl_caller(skb, &c);
 	if (!info->attrs[QNVRAM_A_MAGIC]) {
 		NL_SET_ERR_MSG(info->extack, "missing QNVRAM_A_MAGIC");
 		return -EINVAL;
 	}
 	*magic = nla_get_u32(info->attrs[QNVRAM_A_MAGIC]);
 	req_uid = info->attrs[MOBIO_A_UID] ?
-		  nla_get_u32(info->attrs[MOBIO_A_UID]) :
-		  from_kuid_munged(current_user_ns(), current_euid());
-	ret = qnvram_resolve_uid(req_uid, admin, uid);
-	if (ret == -EPERM)
+		  nla_get_u32(info->attrs[MOBIO_A_UID]) : c.uid;
+	ret = qnvram_resolve_uid(c.cred, &init_user_ns, req_uid, c.admin, uid);
+	if (!ret && !c.admin && !c.same)
+		ret = -EPERM;
+	if (ret == -EPERM && !c.same)
+		NL_SET_ERR_MSG(info->extack, "socket opened by another uid");
+	else if (ret == -EPERM)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MOBIO_A_UID],
 				    "region of another uid");
 	else if (ret)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MOBIO_A_UID],
-				    "uid not mapped in this user namespace");
+				    "uid not valid");
 	return ret;
 }
 
@@ -88,10 +132,22 @@ static int qnvram_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 static int qnvram_genl_list(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
-	bool admin = netlink_capable(cb->skb, CAP_SYS_ADMIN);
-	u32 self = from_kuid(&init_user_ns, current_euid());
+	struct qnvram_genl_caller c;
+	bool admin;
 	void *hdr;
 	int slot;
+	u32 self;
+
+	/* args[1]: 0 before the first round, then 1 | 2 * admin; args[2]: uid */
+	if (!cb->args[1]) {
+		qnvram_genl_caller(cb->skb, &c);
+		if (!c.admin && !c.same)
+			return -EPERM;
+		cb->args[1] = 1 | (c.admin ? 2 : 0);
+		cb->args[2] = c.uid;
+	}
+	admin = cb->args[1] & 2;
+	self = cb->args[2];
 
 	mutex_lock(&pool->lock);
 	for (slot = cb->args[0]; slot < QNVRAM_MAX_REGIONS; slot++) {
@@ -119,7 +175,7 @@ static int qnvram_genl_list(struct sk_buff *skb, struct netlink_callback *cb)
 static int qnvram_genl_retrieve(struct sk_buff *skb, struct genl_info *info)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
-	bool admin = netlink_capable(skb, CAP_SYS_ADMIN);
+	struct qnvram_genl_caller c;
 	struct sk_buff *msg;
 	u32 uid, magic;
 	void *hdr;
@@ -128,6 +184,7 @@ static int qnvram_genl_retrieve(struct sk_buff *skb, struct genl_info *info)
 	ret = qnvram_genl_lookup(skb, info, &uid, &magic);
 	if (ret)
 		return ret;
+	qnvram_genl_caller(skb, &c);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -139,7 +196,8 @@ static int qnvram_genl_retrieve(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_lock(&pool->lock);
 	slot = qnvram_meta_find(pool->meta, uid, magic);
-	ret = slot < 0 ? slot : qnvram_genl_put_region(msg, pool, slot, admin);
+	ret = slot < 0 ? slot :
+	      qnvram_genl_put_region(msg, pool, slot, c.admin);
 	mutex_unlock(&pool->lock);
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG(info->extack, "no region with this uid and magic");
@@ -172,8 +230,15 @@ static int qnvram_genl_free(struct sk_buff *skb, struct genl_info *info)
 static int qnvram_genl_flush(struct sk_buff *skb, struct genl_info *info)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
+	struct qnvram_genl_caller c;
 	int ret;
 
+	/* Explicitly: GENL_ADMIN_PERM would check CAP_NET_ADMIN. */
+	qnvram_genl_caller(skb, &c);
+	if (!c.admin) {
+		NL_SET_ERR_MSG(info->extack, "flush needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
 	mutex_lock(&pool->lock);
 	ret = qnvram_flush(pool);
 	mutex_unlock(&pool->lock);
@@ -233,7 +298,6 @@ static const struct genl_small_ops qnvram_genl_ops[] = {
 	{
 		.cmd = QNVRAM_CMD_FLUSH,
 		.doit = qnvram_genl_flush,
-		.flags = GENL_ADMIN_PERM,
 	},
 };
 

@@ -52,13 +52,25 @@ unsigned int qnvram_freeze_ms = 30000;
 module_param_named(freeze_ms, qnvram_freeze_ms, uint, 0644);
 MODULE_PARM_DESC(freeze_ms, "After a power-key or power-off flush, apps touching their regions wait this long, ms, so that the image stays the last state they acted on until the power goes (default 30000; 0: no wait)");
 
+/*
+ * Per-uid limits, on by default so that no unprivileged uid can take the
+ * pool from the others (docs/qnvram.md "Threat model"): 12% of the data
+ * area lets eight uids hold a full quota at once and leaves 4% for the
+ * rest; 24 of the 256 table entries lets ten uids reach the cap and leaves
+ * 16 entries. Callers with CAP_SYS_ADMIN are not limited; root may change
+ * both at run time (0644).
+ */
 static unsigned long uid_quota;
 module_param(uid_quota, ulong, 0644);
-MODULE_PARM_DESC(uid_quota, "Bytes one uid may hold, resident or swapped (0: no limit)");
+MODULE_PARM_DESC(uid_quota, "Bytes one uid without CAP_SYS_ADMIN may hold, resident or swapped (default 0: uid_quota_pct of the data area)");
 
-static unsigned int uid_regions;
+static unsigned int uid_quota_pct = 12;
+module_param(uid_quota_pct, uint, 0644);
+MODULE_PARM_DESC(uid_quota_pct, "Without uid_quota, the percent of the pool's data area one uid without CAP_SYS_ADMIN may hold (default 12: eight uids at their quota leave 4% free; 0: no limit; at most 100)");
+
+static unsigned int uid_regions = 24;
 module_param(uid_regions, uint, 0644);
-MODULE_PARM_DESC(uid_regions, "Regions one uid may hold, of the pool's 256 (0: no limit)");
+MODULE_PARM_DESC(uid_regions, "Regions one uid without CAP_SYS_ADMIN may hold, of the pool's 256 (default 24: ten uids at the cap leave 16 entries; 0: no limit)");
 
 static bool reformat;
 module_param(reformat, bool, 0444);
@@ -114,24 +126,45 @@ void qnvram_meta_commit(struct qnvram_pool *pool)
 }
 
 /**
- * qnvram_resolve_uid() - check and translate a uid named by the caller
- * @uid: uid in the caller's user namespace
- * @admin: the caller has CAP_SYS_ADMIN
+ * qnvram_resolve_uid() - check and translate a uid named by a caller
+ * @cred: the credentials of the opener of the caller's netlink socket or
+ *	/dev/qnvram file (the callers also require the sending task's
+ *	effective uid to be the same, see qnvram_dev.c and qnvram_genl.c)
+ * @ns: the user namespace @uid is given in
+ * @uid: the uid named
+ * @admin: the caller has CAP_SYS_ADMIN (in the initial user namespace)
  * @pool_uid: set to the uid as stored in the pool (initial namespace)
  *
- * Return: 0; -EINVAL for a uid not mapped in the caller's namespace;
- * -EPERM for another user's uid without @admin.
+ * Context: any.
+ * Return: 0; -EINVAL for a uid not mapped in @ns; -EPERM for another
+ * uid than @cred's effective one without @admin.
  */
-int qnvram_resolve_uid(u32 uid, bool admin, u32 *pool_uid)
+int qnvram_resolve_uid(const struct cred *cred, struct user_namespace *ns,
+		       u32 uid, bool admin, u32 *pool_uid)
 {
-	kuid_t kuid = make_kuid(current_user_ns(), uid);
+	kuid_t kuid = make_kuid(ns, uid);
 
 	if (!uid_valid(kuid))
 		return -EINVAL;
-	if (!admin && !uid_eq(kuid, current_euid()))
+	if (!admin && !uid_eq(kuid, cred->euid))
 		return -EPERM;
 	*pool_uid = from_kuid(&init_user_ns, kuid);
 	return 0;
+}
+
+/*
+ * The byte quota of one uid now: uid_quota, else uid_quota_pct of the data
+ * area (one page at least); 0 for none.
+ */
+static u64 qnvram_uid_quota(const struct qnvram_pool *pool)
+{
+	unsigned long bytes = READ_ONCE(uid_quota);
+	unsigned int pct = min(READ_ONCE(uid_quota_pct), 100U);
+
+	if (bytes || !pct)
+		return bytes;
+	return max_t(u64, QNVRAM_GRANULE,
+		     div_u64((pool->bytes - QNVRAM_DATA_OFFSET) * pct, 100));
 }
 
 static struct qnvram_region_entry *qnvram_entry(struct qnvram_pool *pool,
@@ -214,23 +247,39 @@ static unsigned int qnvram_uid_regions(struct qnvram_pool *pool, u32 uid)
 	return n;
 }
 
-static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
-				u32 magic, u64 req_bytes)
+/*
+ * Whether @uid may create a region of @req_bytes now, decided before
+ * anything changes: neither the image is retired nor any region swapped
+ * out for a request that fails here. Caller holds @pool->lock.
+ */
+static int qnvram_region_admit(struct qnvram_pool *pool, u32 uid,
+			       u64 req_bytes, bool admin)
 {
-	struct qnvram_region_entry *e;
-	u64 length, offset;
-	int slot, ret;
+	u64 length, quota = qnvram_uid_quota(pool);
+	unsigned int cap = READ_ONCE(uid_regions);
 
+	lockdep_assert_held(&pool->lock);
 	if (!req_bytes || req_bytes > QNVRAM_REGION_MAX_BYTES)
 		return -EINVAL;
 	length = round_up(req_bytes, QNVRAM_GRANULE);
 	if (length > pool->bytes - QNVRAM_DATA_OFFSET)
 		return -ENOSPC;
-	if (uid_quota &&
-	    qnvram_meta_uid_bytes(pool->meta, uid) + length > uid_quota)
+	if (!admin && quota &&
+	    qnvram_meta_uid_bytes(pool->meta, uid) + length > quota)
 		return -EDQUOT;
-	if (uid_regions && qnvram_uid_regions(pool, uid) >= uid_regions)
+	if (!admin && cap && qnvram_uid_regions(pool, uid) >= cap)
 		return -EDQUOT;
+	return qnvram_meta_free_slot(pool->meta) < 0 ? -ENOSPC : 0;
+}
+
+/* After qnvram_region_admit(): may swap out idle regions to make room. */
+static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
+				u32 magic, u64 req_bytes)
+{
+	struct qnvram_region_entry *e;
+	u64 length = round_up(req_bytes, QNVRAM_GRANULE), offset;
+	int slot, ret;
+
 	slot = qnvram_meta_free_slot(pool->meta);
 	if (slot < 0)
 		return slot;
@@ -259,37 +308,37 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
  *	swapping it in as needed
  * @pool: the pool
  * @b: the file's binding; must be unbound
- * @req: request from userspace (untrusted); size, state and flags
- *	(QNVRAM_REQ_CREATED or 0) are filled in
+ * @req: request from userspace, its flags and reserved fields checked by
+ *	the caller; size, state and flags (QNVRAM_REQ_CREATED or 0) are
+ *	filled in
  * @create: QNVRAM_IOC_ALLOC (true) or QNVRAM_IOC_RETRIEVE (false)
+ * @uid: the owner, as stored in the pool (see qnvram_resolve_uid())
+ * @admin: the caller has CAP_SYS_ADMIN: uid_quota and uid_regions do not
+ *	apply
  *
  * Creating a region changes the pool: the current flash image, if any, is
- * made stale first (qnvram_img_retire()). Binding an existing region (and
- * swapping it in) changes no byte of it and leaves the image current.
+ * made stale first (qnvram_img_retire()), once the request is known to be
+ * admitted (size, quota, table). Binding an existing region (and swapping
+ * it in) changes no byte of it and leaves the image current. To make room
+ * either may swap out other idle regions, of any uid (least recently used
+ * first); a creation over the caller's quota fails before that.
  *
  * Context: process, may sleep (flash I/O for swap-in or swap-out).
- * Return: 0; -EINVAL for bad flags, reserved fields, sizes or uids; -EPERM
- * for another user's region; -EBUSY if @b is already bound; -EEXIST
- * (create without QNVRAM_REQ_OPEN_EXISTING) or -ENOENT (retrieve) for the
- * region's presence; -ENOSPC, -EDQUOT when it does not fit; -EIO when a
- * swapped region's data fails its checksum, or when the current image
- * cannot be made stale.
+ * Return: 0; -EINVAL for a bad size; -EBUSY if @b is already bound;
+ * -EEXIST (create without QNVRAM_REQ_OPEN_EXISTING) or -ENOENT (retrieve)
+ * for the region's presence; -EDQUOT past the uid's quota or region cap;
+ * -ENOSPC when it does not fit; -EIO when a swapped region's data fails
+ * its checksum, or when the current image cannot be made stale.
  */
 int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
-		       struct qnvram_region_req *req, bool create)
+		       struct qnvram_region_req *req, bool create, u32 uid,
+		       bool admin)
 {
 	struct qnvram_region_entry *e;
 	bool created = false;
-	u32 uid, flags;
+	u32 flags;
 	u64 offset;
 	int slot, ret;
-
-	if (req->reserved[0] || req->reserved[1] ||
-	    (req->flags & ~QNVRAM_REQ_ALL) || (!create && req->flags))
-		return -EINVAL;
-	ret = qnvram_resolve_uid(req->uid, capable(CAP_SYS_ADMIN), &uid);
-	if (ret)
-		return ret;
 
 again:
 	mutex_lock(&pool->lock);
@@ -307,6 +356,9 @@ again:
 		goto out_unlock;
 	}
 	if (slot < 0) {
+		ret = qnvram_region_admit(pool, uid, req->size, admin);
+		if (ret)
+			goto out_unlock;
 		ret = qnvram_img_retire(pool);
 		if (ret == -EAGAIN)
 			goto again;

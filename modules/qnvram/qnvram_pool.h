@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
+#include <linux/cred.h>
 #include <linux/notifier.h>
 #include <linux/completion.h>
 #include <linux/wait.h>
@@ -513,11 +514,13 @@ extern unsigned int qnvram_freeze_ms;
 
 /* qnvram_main.c */
 int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
-		       struct qnvram_region_req *req, bool create);
+		       struct qnvram_region_req *req, bool create, u32 uid,
+		       bool admin);
 void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b);
 int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic);
 int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy);
-int qnvram_resolve_uid(u32 uid, bool admin, u32 *pool_uid);
+int qnvram_resolve_uid(const struct cred *cred, struct user_namespace *ns,
+		       u32 uid, bool admin, u32 *pool_uid);
 void qnvram_meta_commit(struct qnvram_pool *pool);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,

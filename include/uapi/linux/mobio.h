@@ -40,7 +40,8 @@ enum mobio_common_cmd {
  * @MOBIO_A_PAD: padding for 64-bit attributes
  * @MOBIO_A_DEV_NAME: string, block device name as in /sys/block ("vda")
  * @MOBIO_A_PID: u32, process id (in the caller's pid namespace)
- * @MOBIO_A_UID: u32, user id (in the caller's user namespace)
+ * @MOBIO_A_UID: u32, user id (qnvram, its only user: in the initial user
+ *	namespace, see qnvram.h)
  * @MOBIO_A_RANGE_START: u64, start of a range, bytes
  * @MOBIO_A_RANGE_LEN: u64, length of a range, bytes
  * @MOBIO_A_STATS: nest of MOBIO_A_STAT

@@ -17,7 +17,16 @@
  *    stats, free, retrieve (for inspection) and flush.
  *
  * A region belongs to a uid. A caller may name only its own effective uid
- * unless it has CAP_SYS_ADMIN; another uid's region is -EPERM.
+ * unless it has CAP_SYS_ADMIN (in the initial user namespace); another
+ * uid's region is -EPERM. Who the caller is:
+ *  - on /dev/qnvram, both the file's opener and the task issuing the ioctl
+ *    (a file passed to another process grants neither more); the uid in
+ *    struct qnvram_region_req is in the opener's user namespace;
+ *  - on the netlink family, the opener of the netlink socket (its
+ *    credentials, never the task that happens to read a dump); MOBIO_A_UID,
+ *    in requests, replies and events, is in the initial user namespace.
+ * Without CAP_SYS_ADMIN a uid may hold at most uid_regions regions and
+ * uid_quota bytes (module parameters, on by default; -EDQUOT past them).
  */
 #ifndef _UAPI_LINUX_QNVRAM_H
 #define _UAPI_LINUX_QNVRAM_H
@@ -45,7 +54,8 @@ enum qnvram_region_state {
 
 /**
  * struct qnvram_region_req - argument of the region ioctls
- * @uid: owner; must be the caller's euid unless it has CAP_SYS_ADMIN
+ * @uid: owner, in the opener's user namespace; must be the caller's euid
+ *	unless it has CAP_SYS_ADMIN
  * @magic: the app's name for the region, unique per uid
  * @size: bytes; in (ALLOC): requested length, rounded up to pages;
  *	out: the region's length
@@ -98,10 +108,11 @@ struct qnvram_region_req {
  * @QNVRAM_CMD_LIST: dump regions as QNVRAM_A_REGION; callers without
  *	CAP_SYS_ADMIN see their own uid's only
  * @QNVRAM_CMD_RETRIEVE: one region's QNVRAM_A_REGION, by MOBIO_A_UID
- *	(optional, default caller's euid) and QNVRAM_A_MAGIC
+ *	(optional, default the socket opener's euid; initial user namespace)
+ *	and QNVRAM_A_MAGIC
  * @QNVRAM_CMD_FREE: free a region by MOBIO_A_UID and QNVRAM_A_MAGIC
  * @QNVRAM_CMD_FLUSH: write the pool image to the backing device now
- *	(CAP_SYS_ADMIN)
+ *	(CAP_SYS_ADMIN; CAP_NET_ADMIN alone is -EPERM)
  * @QNVRAM_CMD_EVENT: multicast on "events" (joining it needs
  *	CAP_SYS_ADMIN: events name every uid's regions): QNVRAM_A_EVENT, and
  *	QNVRAM_A_REGION where one region is concerned
@@ -127,7 +138,8 @@ enum qnvram_cmd {
  * @QNVRAM_A_SIZE: u64, region length, bytes
  * @QNVRAM_A_STATE: u32, enum qnvram_region_state
  * @QNVRAM_A_MAP_COUNT: u32, mappings of the region now
- * @QNVRAM_A_REGION: nest of MOBIO_A_UID, QNVRAM_A_MAGIC, QNVRAM_A_SIZE,
+ * @QNVRAM_A_REGION: nest of MOBIO_A_UID (initial user namespace, whoever
+ *	receives it), QNVRAM_A_MAGIC, QNVRAM_A_SIZE,
  *	QNVRAM_A_STATE, QNVRAM_A_MAP_COUNT and, for CAP_SYS_ADMIN only,
  *	MOBIO_A_RANGE_START (pool offset, bytes)
  * @QNVRAM_A_EVENT: u32, enum qnvram_event

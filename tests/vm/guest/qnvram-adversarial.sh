@@ -35,11 +35,15 @@ win() {
 	printf '0x%x' $((0x30000000 + $1 * POOL))
 }
 
-# load_at WINDOW [param=value...]: the pool in window WINDOW (0-7), backing flash
+# load_at WINDOW [param=value...]: the pool in window WINDOW (0-7), backing
+# flash; no per-uid limits: the stress's two uids keep up to 24 regions of
+# up to 512 KiB each in the 4 MiB pool, to swap all the time (the limits
+# have their own test, qnvram-privilege)
 load_at() {
 	local w=$1
 	shift
-	insmod /mobio/qnvram.ko phys="$(win "$w")" size=$POOL backing="$DISK_flash" "$@"
+	insmod /mobio/qnvram.ko phys="$(win "$w")" size=$POOL backing="$DISK_flash" \
+		uid_quota_pct=0 uid_regions=0 "$@"
 }
 
 # relay FILE: qnvstress "PASS name" / "FAIL name: why" lines as results

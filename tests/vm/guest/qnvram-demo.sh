@@ -24,7 +24,8 @@ survived() {
 case $MOBIO_BOOT in
 1)
 	note "boot 1: reserved 32 MiB at 0x30000000 (memmap=32M\$0x30000000), flash = virtio disk $DISK_flash"
-	check_ok load qnvram_load
+	# the app's 4 MiB is past the default quota (12% of the data area)
+	check_ok load qnvram_load uid_quota_pct=0
 	note "$(dmesg | grep -o 'qnvram: formatted pool.*')"
 	as_uid $APP_UID qnvtest hold $APP_UID $MAGIC $BYTES $SEED >/tmp/app.out 2>&1 &
 	i=0
@@ -39,7 +40,7 @@ case $MOBIO_BOOT in
 	request_warm_reboot
 	;;
 2)
-	check_ok load_after_warm_reboot qnvram_load
+	check_ok load_after_warm_reboot qnvram_load uid_quota_pct=0
 	note "boot 2: $(dmesg | grep -o 'qnvram: adopted pool.*')"
 	survived "after the warm reboot" state_survives_warm_reboot
 	note "holding the power key for 6 s (qNVRAM flushes after 5 s)"
@@ -52,7 +53,7 @@ case $MOBIO_BOOT in
 	request_cold_cycle
 	;;
 3)
-	check_ok load_after_power_cut qnvram_load
+	check_ok load_after_power_cut qnvram_load uid_quota_pct=0
 	note "boot 3: $(dmesg | grep -o 'qnvram: restored pool.*')"
 	survived "after the power cut" state_survives_power_cut
 	note "pool: $(mobioctl qnvram stats | grep -E '^(used_bytes|regions_resident|flushes) ' | tr '\n' ' ')"

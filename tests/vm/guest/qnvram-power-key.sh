@@ -11,7 +11,8 @@
 
 case $MOBIO_BOOT in
 1)
-	check_ok load qnvram_load
+	# uid 1000's 8 MiB is past the default quota (12% of the data area)
+	check_ok load qnvram_load uid_quota_pct=0
 	check_dmesg fresh_pool_is_formatted "formatted pool"
 	check_ok alloc_a as_uid 1000 qnvtest alloc 1000 1 8388608 201
 	check_ok alloc_b qnvtest alloc 0 2 4096 202
@@ -28,7 +29,7 @@ case $MOBIO_BOOT in
 	request_cold_cycle
 	;;
 2)
-	check_ok load_after_cold_cycle qnvram_load
+	check_ok load_after_cold_cycle qnvram_load uid_quota_pct=0
 	check_dmesg cold_boot_restores_from_flash "restored pool from image"
 	check_eq cold_boot_source_restored 2 "$(qnvram_stat boot_source)"
 	check_ok cold_cycle_keeps_a as_uid 1000 qnvtest verify 1000 1 201
@@ -38,7 +39,7 @@ case $MOBIO_BOOT in
 	request_poweroff_cycle
 	;;
 3)
-	check_ok load_after_poweroff qnvram_load
+	check_ok load_after_poweroff qnvram_load uid_quota_pct=0
 	check_dmesg poweroff_flush_restored "restored pool from image"
 	check_ok poweroff_keeps_c qnvtest verify 0 3 203
 	check_ok poweroff_keeps_a as_uid 1000 qnvtest verify 1000 1 201

@@ -28,6 +28,14 @@
  *		bug then works on pool->rt[-1])
  *	qnvstress efault-race SECONDS UID
  *		the same without userfaultfd, by racing threads (any user)
+ *	qnvstress sock-identity UID MAGIC
+ *		as root, with regions (0, MAGIC) and (UID, MAGIC) of different
+ *		sizes: a netlink socket and a /dev/qnvram file opened while
+ *		the effective uid is UID (no capabilities), then used with
+ *		euid 0 and every capability back, and the other way round:
+ *		neither acts for more than both the opener and the caller
+ *		(retrieve, list, flush on the socket, alloc as 0 or as UID on
+ *		the file: EPERM); same output
  *	qnvstress craft-swapped DEV POOL_BYTES UID MAGIC
  *		rewrite the newest flash image so that region (UID, MAGIC) is
  *		"swapped" at an offset far past the device's end, with valid
@@ -1206,7 +1214,8 @@ static void lt_scm_rights(uint32_t uid, uint32_t other)
 		    other, uid, ename(ea), ename(ef), ename(er),
 		    p == MAP_FAILED ? ename(errno) : "allowed",
 		    p != MAP_FAILED && p[0] == 0x77 ? " (sees the owner's bytes: the fd is a capability)" : "");
-		_exit(ea == EBUSY && ef == EPERM && er == EPERM ? 0 : 1);
+		/* the file is root's, the caller uid @other: neither acts */
+		_exit(ea == EPERM && ef == EPERM && er == EPERM ? 0 : 1);
 	}
 	close(sv[1]);
 	{
@@ -1230,7 +1239,7 @@ static void lt_scm_rights(uint32_t uid, uint32_t other)
 	close(sv[0]);
 	result(WIFEXITED(st) && !WEXITSTATUS(st) && qfree(uid, 70) == 0,
 	       "scm_rights_fd_gives_no_extra_rights",
-	       "receiver exit status %#x (want: alloc EBUSY, free EPERM, retrieve EPERM), or region not freeable after", st);
+	       "receiver exit status %#x (want: alloc EPERM, free EPERM, retrieve EPERM), or region not freeable after", st);
 }
 
 static int cmd_lifetime(int argc, char **argv)
@@ -1467,6 +1476,7 @@ struct nl {
 	uint32_t seq, port;
 	int regions, foreign, offsets;
 	uint32_t self;
+	void *sk_user;		/* for a callback that needs more */
 };
 
 static int nl_family_cb(const struct nlmsghdr *nlh, void *data)
@@ -1500,6 +1510,38 @@ static int nl_region_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* NLMSG_DONE: a dump that failed carries its errno there (libmnl ignores it). */
+static int nl_done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const int *err = mnl_nlmsg_get_payload(nlh);
+
+	(void)data;
+	if (nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(int)) && *err < 0) {
+		errno = -*err;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+/* NLMSG_ERROR, as libmnl's default does (a ctl array replaces every default) */
+static int nl_error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+
+	(void)data;
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct nlmsgerr))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	errno = err->error < 0 ? -err->error : err->error;
+	return err->error ? MNL_CB_ERROR : MNL_CB_STOP;
+}
+
+static mnl_cb_t nl_ctl_cbs[NLMSG_MIN_TYPE] = {
+	[NLMSG_ERROR] = nl_error_cb,
+	[NLMSG_DONE] = nl_done_cb,
+};
+
 /* Send one request, run callbacks until the ack: 0 or -errno. */
 static int nl_talk(struct nl *n, struct nlmsghdr *nlh, mnl_cb_t cb)
 {
@@ -1513,7 +1555,8 @@ static int nl_talk(struct nl *n, struct nlmsghdr *nlh, mnl_cb_t cb)
 		ret = mnl_socket_recvfrom(n->sk, buf, sizeof(buf));
 		if (ret < 0)
 			return -errno;
-		ret = mnl_cb_run(buf, ret, n->seq, n->port, cb, n);
+		ret = mnl_cb_run2(buf, ret, n->seq, n->port, cb, n, nl_ctl_cbs,
+				  NLMSG_MIN_TYPE);
 		if (ret < 0)
 			return -errno;
 		if (ret == MNL_CB_STOP)
@@ -1634,6 +1677,139 @@ static void nl_checks(uint32_t uid, uint32_t other, bool as_other)
 	result(ok, "netlink_other_uid_refused", "%s", why);
 	mnl_socket_close(n.sk);
 	(void)other;
+}
+
+/* The uid and size of the one region in a RETRIEVE reply. */
+struct nl_one {
+	uint32_t uid;
+	uint64_t size;
+};
+
+static int nl_one_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl *n = data;
+	struct nl_one *o = (struct nl_one *)n->sk_user;
+	struct nlattr *a, *b;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != QNVRAM_A_REGION)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			if (mnl_attr_get_type(b) == MOBIO_A_UID)
+				o->uid = mnl_attr_get_u32(b);
+			if (mnl_attr_get_type(b) == QNVRAM_A_SIZE)
+				o->size = mnl_attr_get_u64(b);
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * On a socket whose opener is not the sending task's uid: no region by
+ * default uid, no list, no flush; one "PASS"/"FAIL" line each, named
+ * after @who. Return: 0, or 1 when any failed.
+ */
+static int nl_identity_checks(struct nl *n, uint32_t magic, const char *who)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE], name[80];
+	struct nl_one one = { 0 };
+	struct nlmsghdr *nlh;
+	int ret, f0 = failures;
+	const char *tag = strstr(who, "root on") ? "root_on_users" : "user_on_roots";
+
+	n->sk_user = &one;
+	nlh = nl_msg(n, buf, QNVRAM_CMD_RETRIEVE, 0);
+	mnl_attr_put_u32(nlh, QNVRAM_A_MAGIC, magic);
+	ret = nl_talk(n, nlh, nl_one_cb);
+	snprintf(name, sizeof(name), "netlink_%s_socket_retrieve_eperm", tag);
+	result(ret == -EPERM, name,
+	       "%s: retrieve of magic %#x without a uid: %s, region of uid %u (%" PRIu64 " bytes), expected EPERM",
+	       who, magic, ename(-ret), one.uid, one.size);
+
+	n->regions = n->foreign = n->offsets = 0;
+	nlh = nl_msg(n, buf, QNVRAM_CMD_LIST, NLM_F_DUMP);
+	ret = nl_talk(n, nlh, nl_region_cb);
+	snprintf(name, sizeof(name), "netlink_%s_socket_list_eperm", tag);
+	result(ret == -EPERM, name, "%s: list: %s with %d regions, %d offsets, expected EPERM",
+	       who, ename(-ret), n->regions, n->offsets);
+
+	nlh = nl_msg(n, buf, QNVRAM_CMD_FLUSH, 0);
+	ret = nl_talk(n, nlh, NULL);
+	snprintf(name, sizeof(name), "netlink_%s_socket_flush_eperm", tag);
+	result(ret == -EPERM, name, "%s: flush: %s, expected EPERM", who, ename(-ret));
+	return failures != f0;
+}
+
+static int cmd_sock_identity(int argc, char **argv)
+{
+	uint32_t uid, magic;
+	uint64_t len = 0;
+	struct nl n;
+	int fd, ret, st;
+	bool opened;
+	pid_t pid;
+
+	if (argc != 2)
+		return 2;
+	uid = strtoul(argv[0], NULL, 0);
+	magic = strtoul(argv[1], NULL, 0);
+	/* euid UID, saved uid 0: effective capabilities go, and come back */
+	if (setresuid(-1, uid, 0) < 0) {
+		result(false, "sock_identity_setup", "setresuid: %s", strerror(errno));
+		return 1;
+	}
+	opened = nl_open(&n);
+	fd = qopen(O_RDWR);
+	if (setresuid(-1, 0, -1) < 0 || !opened || fd < 0) {
+		result(false, "sock_identity_setup", "socket %s, file %d, euid 0: %s",
+		       opened ? "open" : "not open", fd, strerror(errno));
+		return 1;
+	}
+	say("info socket and file opened as euid %u; now euid %u\n", uid, geteuid());
+
+	ret = nl_identity_checks(&n, magic, "root on uid's socket");
+	mnl_socket_close(n.sk);
+	if (ret)
+		return 1;
+
+	ret = qreq(fd, QNVRAM_IOC_ALLOC, 0, magic + 1, PAGE, 0, &len);
+	result(ret == -EPERM, "ioctl_root_on_users_file_not_root",
+	       "ALLOC as uid 0 by root on uid %u's file: %s, expected EPERM", uid, ename(-ret));
+	if (!ret)
+		qfree(0, magic + 1);
+	ret = qreq(fd, QNVRAM_IOC_ALLOC, uid, magic + 1, PAGE, 0, &len);
+	result(ret == -EPERM, "ioctl_root_on_users_file_not_user",
+	       "ALLOC as uid %u by root on that file: %s, expected EPERM", uid, ename(-ret));
+	if (!ret)
+		qfree(uid, magic + 1);
+	close(fd);
+
+	/* the other way round: root's socket and file, used by uid */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		opened = nl_open(&n);
+		fd = qopen(O_RDWR);
+		if (!opened || fd < 0 || !drop_to(uid))
+			_exit(3);
+		nl_identity_checks(&n, magic, "uid on root's socket");
+		ret = qreq(fd, QNVRAM_IOC_ALLOC, 0, magic + 1, PAGE, 0, &len);
+		result(ret == -EPERM, "ioctl_user_on_roots_file_not_root",
+		       "ALLOC as uid 0 by uid %u on root's file: %s, expected EPERM",
+		       uid, ename(-ret));
+		ret = qreq(fd, QNVRAM_IOC_ALLOC, uid, magic + 1, PAGE, 0, &len);
+		result(ret == -EPERM, "ioctl_user_on_roots_file_not_user",
+		       "ALLOC as uid %u by uid %u on root's file: %s, expected EPERM",
+		       uid, uid, ename(-ret));
+		fflush(stdout);
+		_exit(failures ? 1 : 0);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		failures++;
+	qfree(0, magic + 1);
+	qfree(uid, magic + 1);
+	return failures ? 1 : 0;
 }
 
 static int cmd_netlink(int argc, char **argv)
@@ -1783,6 +1959,7 @@ static const struct {
 	{ "efault-mmap", cmd_efault_mmap },
 	{ "efault-race", cmd_efault_race },
 	{ "craft-swapped", cmd_craft_swapped },
+	{ "sock-identity", cmd_sock_identity },
 };
 
 int main(int argc, char **argv)
@@ -1800,6 +1977,6 @@ int main(int argc, char **argv)
 				argv[1]);
 		return ret;
 	}
-	fprintf(stderr, "usage: qnvstress stress|verify-all|lifetime|netlink|efault-mmap|efault-race|craft-swapped ...\n");
+	fprintf(stderr, "usage: qnvstress stress|verify-all|lifetime|netlink|efault-mmap|efault-race|craft-swapped|sock-identity ...\n");
 	return 2;
 }

@@ -14,6 +14,10 @@
  *	qnvtest setuid UID CMD...             run CMD as uid and gid UID; CMD is a
  *	                                      qnvtest command (with or without a
  *	                                      leading "qnvtest") or else a program
+ *	qnvtest caps UID CAP CMD...           run CMD (a program) as uid and gid UID
+ *	                                      with the one capability CAP
+ *	                                      (net_admin or sys_admin) in its
+ *	                                      effective, permitted and ambient sets
  *	qnvtest churn UID BASE COUNT SIZE     for i = 0..COUNT-1 (COUNT 0: forever):
  *	                                      create BASE+i with pattern i, print
  *	                                      "alloc i"; free BASE+i-4, print "free i-4"
@@ -48,6 +52,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -905,6 +911,39 @@ static int qt_cmd_setuid(int argc, char **argv)
 	return qt_fail("setuid: exec");
 }
 
+static int qt_cmd_caps(int argc, char **argv)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	uint32_t id;
+	int cap;
+
+	if (argc < 3 || !qt_parse_u32(argv[0], &id))
+		return qt_usage_error("usage: caps UID net_admin|sys_admin CMD...");
+	if (!strcmp(argv[1], "net_admin"))
+		cap = CAP_NET_ADMIN;
+	else if (!strcmp(argv[1], "sys_admin"))
+		cap = CAP_SYS_ADMIN;
+	else
+		return qt_usage_error("caps: CAP is net_admin or sys_admin");
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return qt_fail("caps: PR_SET_KEEPCAPS");
+	if (setgroups(0, NULL) < 0 || setresgid(id, id, id) < 0 ||
+	    setresuid(id, id, id) < 0)
+		return qt_fail("caps: setresuid");
+	data[cap / 32].effective = data[cap / 32].permitted =
+		data[cap / 32].inheritable = 1U << (cap % 32);
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return qt_fail("caps: capset");
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0)
+		return qt_fail("caps: PR_CAP_AMBIENT_RAISE");
+	fflush(stdout);
+	execvp(argv[2], argv + 2);
+	return qt_fail("caps: exec");
+}
+
 static void qt_usage(FILE *out)
 {
 	fputs(
@@ -916,6 +955,8 @@ static void qt_usage(FILE *out)
 "  expect-errno ENAME CMD...    exit 0 iff CMD fails with errno ENAME (EPERM...)\n"
 "  setuid UID CMD...            run CMD (a qnvtest command or a program) as\n"
 "                               uid and gid UID\n"
+"  caps UID CAP CMD...          run program CMD as uid and gid UID with the one\n"
+"                               capability CAP (net_admin or sys_admin)\n"
 "  churn UID BASE COUNT SIZE    create BASE+i (pattern seed i), \"alloc i\", free\n"
 "                               BASE+i-4, \"free i-4\"; COUNT 0 loops forever\n"
 "  mmap-beyond UID MAGIC        mmaps past the end and mremap growth refused\n"
@@ -939,6 +980,7 @@ static const struct qt_cmd qt_cmds[] = {
 	{ "free", qt_cmd_free },
 	{ "expect-errno", qt_cmd_expect_errno },
 	{ "setuid", qt_cmd_setuid },
+	{ "caps", qt_cmd_caps },
 	{ "churn", qt_cmd_churn },
 	{ "mmap-beyond", qt_cmd_mmap_beyond },
 	{ "double-free", qt_cmd_double_free },
