@@ -80,6 +80,12 @@ out=$(fbtest scrub "$DISK_data" --bs 65536 --start $((SIZE - 131072)) \
 once range_cut_at_end 2 "$out"
 
 # --- foreground load, no floor: idle-time work does not delay it -------------
+# A 20 ms idle window here, not the 2 ms the fast virtio disk gives: under
+# TCG the reader is descheduled for a few ms often enough that, once in a
+# while (CI, 6.12: all 64 blocks), a 2 ms window finds idle gaps all along.
+# What is checked is that idle-only work waits for the load, not how TCG
+# schedules; the adaptive window itself is issue 14's.
+echo 20000 >$P/idle_min_us
 r0=$(fb_stat fg_requests)
 d0=$(fb_stat fg_delayed)
 fbtest load "$DISK_data" 6 >/tmp/load.out &
@@ -100,10 +106,11 @@ check_ge fg_requests_seen 1000 "$fr"
 # at most 1% of them.
 check_le fg_delayed_at_most_1pct $((fr / 100)) "$fd"
 # Alone the 64 blocks take ~20 ms; beside a back-to-back reader they wait
-# for its end. The reader is descheduled now and then under TCG, and the
-# disk is then really idle for the window: 4-20 blocks went in such gaps.
+# for its end. A gap of the reader longer than the window lets blocks in:
+# with 2 ms, 0-64 of them did (mostly 0-20); with 20 ms, none in 4 runs.
 check_ge busy_idle_only_waited_for_load_end 3900 "$(kv elapsed_ms "$out")"
 check_le busy_idle_only_most_wait_for_load_end 48 "$(kv got_at "$out")"
+echo 2000 >$P/idle_min_us
 
 # --- foreground load with a floor: progress anyway -----------------------
 f0=$(fb_stat bg_issued_floor)
