@@ -46,17 +46,6 @@ load_at() {
 		uid_quota_pct=0 uid_regions=0 "$@"
 }
 
-# relay FILE: qnvstress "PASS name" / "FAIL name: why" lines as results
-relay() {
-	local res name why
-	while read -r res name why; do
-		case "$res" in
-		PASS) pass "$name" ;;
-		FAIL) fail "${name%:}" "$why" ;;
-		info) log "$name $why" ;;
-		esac
-	done <"$1"
-}
 
 # dmesg lines since the last mark
 mark() {
@@ -111,7 +100,7 @@ case $MOBIO_BOOT in
 	# --- a mapping made while ALLOC/RETRIEVE fails in copy_to_user ------------
 	# (first, on the empty pool: the freed range is the next one handed out)
 	qnvstress efault-mmap 4000 4001 >/tmp/ef.out 2>&1
-	relay /tmp/ef.out
+	qnvram_relay /tmp/ef.out
 	# the module's map counts may be off after that: start again from RAM
 	check_ok rmmod_after_efault rmmod qnvram
 	mark reload1
@@ -120,12 +109,12 @@ case $MOBIO_BOOT in
 
 	# --- lifetime and request validation, raw ioctl/mmap ---------------------
 	qnvstress lifetime 4000 4001 >/tmp/lt.out 2>&1
-	relay /tmp/lt.out
+	qnvram_relay /tmp/lt.out
 	grep -v '^PASS\|^FAIL\|^info' /tmp/lt.out | head -n 5 | while read -r l; do log "lifetime: $l"; done
 
 	# --- netlink ---------------------------------------------------------------
 	qnvstress netlink 4000 4001 >/tmp/nl.out 2>&1
-	relay /tmp/nl.out
+	qnvram_relay /tmp/nl.out
 	# the events group: a user listening must not learn other uids' regions
 	as_uid 4001 timeout 20 mobioctl qnvram watch 1 >/tmp/watch.out 2>&1 &
 	watcher=$!
@@ -351,7 +340,7 @@ case $MOBIO_BOOT in
 	# with EFAULT; late in the test: with the bug, an unlucky interleaving
 	# makes qnvram_mmap() count on pool->rt[-1] and the kernel oops later)
 	as_uid 4000 qnvstress efault-race 5 4000 >/tmp/ef.out 2>&1
-	relay /tmp/ef.out
+	qnvram_relay /tmp/ef.out
 
 	# --- a swapped region, module loaded without backing= ---------------------------
 	# something swapped, and room in the pool to swap it in

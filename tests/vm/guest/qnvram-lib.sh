@@ -55,3 +55,16 @@ qnvram_rewrite() {
 		return 1
 	}
 }
+
+# qnvram_relay FILE: qnvstress's "PASS name" / "FAIL name: why" / "info ..."
+# lines as this test's results
+qnvram_relay() {
+	local res name why
+	while read -r res name why; do
+		case "$res" in
+		PASS) pass "$name" ;;
+		FAIL) fail "${name%:}" "$why" ;;
+		info) log "$name $why" ;;
+		esac
+	done <"$1"
+}

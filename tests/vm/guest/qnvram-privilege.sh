@@ -103,13 +103,7 @@ check_eq two_flushes_counted "$((f0 + 2))" "$(qnvram_stat flushes)"
 qnvtest alloc 0 0x77 8192 1 >/dev/null
 as_uid $A qnvtest alloc $A 0x77 4096 2 >/dev/null
 qnvstress sock-identity $A 0x77 >/tmp/si.out 2>&1
-while read -r res name why; do
-	case "$res" in
-	PASS) pass "$name" ;;
-	FAIL) fail "${name%:}" "$why" ;;
-	info) log "$name $why" ;;
-	esac
-done </tmp/si.out
+qnvram_relay /tmp/si.out
 
 # --- a user namespace: root inside, uid 4003 outside ----------------------------
 [ -e /proc/sys/kernel/unprivileged_userns_clone ] && echo 1 >/proc/sys/kernel/unprivileged_userns_clone
