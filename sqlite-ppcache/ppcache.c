@@ -1559,6 +1559,28 @@ static enum ppc_class ppc_classify(const unsigned char *rgn, size_t len,
 	return PPC_OURS;
 }
 
+#define PPC_SUPERSEDED	"superseded by a grown copy"
+
+/*
+ * Why a region of class @cls found among a file's names (not the one in
+ * use, which must be older if @cls is PPC_OURS) may be freed, or NULL to
+ * keep it: a stale one always; scrap and older copies only with @gc (the
+ * caller holds EXCLUSIVE, so nobody is building one now).
+ */
+static const char *ppc_leftover_why(enum ppc_class cls, int gc)
+{
+	switch (cls) {
+	case PPC_STALE:
+		return "it was an older file's at this inode";
+	case PPC_SCRAP:
+		return gc ? "a format or growth that did not finish" : NULL;
+	case PPC_OURS:
+		return gc ? PPC_SUPERSEDED : NULL;
+	default:
+		return NULL;
+	}
+}
+
 static uint32_t ppc_name_hash(const struct ppc_id *id)
 {
 	uint64_t k[2] = { id->fsid, id->ino };
@@ -1659,16 +1681,11 @@ static int ppc_region_find(const struct ppc_id *id, const char *path, int gc,
 				pick = k;
 		}
 		for (k = 0; k < 2; k++) {
-			const char *why = NULL;
+			const char *why;
 
 			if (k == pick || !a[k])
 				continue;
-			if (cls[k] == PPC_STALE)
-				why = "it was an older file's at this inode";
-			else if (gc && cls[k] == PPC_SCRAP)
-				why = "a format or growth that did not finish";
-			else if (gc && cls[k] == PPC_OURS)
-				why = "superseded by a grown copy";
+			why = ppc_leftover_why(cls[k], gc);
 			qnvm_unmap(a[k]);
 			a[k] = NULL;
 			if (why) {
@@ -1686,15 +1703,13 @@ static int ppc_region_find(const struct ppc_id *id, const char *path, int gc,
 			qnvm_unmap(a[pick]);
 			if (gc && older)
 				ppc_free_leftover(id->uid, name[pick],
-						  "superseded by a grown copy",
-						  path);
+						  PPC_SUPERSEDED, path);
 		} else if (pick >= 0) {
 			if (best) {
 				qnvm_unmap(best);
 				if (gc)
 					ppc_free_leftover(id->uid, best_m,
-							  "superseded by a "
-							  "grown copy", path);
+							  PPC_SUPERSEDED, path);
 			}
 			best = a[pick];
 			best_l = l[pick];
@@ -1908,27 +1923,18 @@ static int ppc_check_file(struct ppc_shared *sh, const struct ppc_io *io)
  */
 static int ppc_reclaim_name(struct ppc_shared *sh, uint32_t name)
 {
-	const char *why = NULL;
+	const char *why;
+	enum ppc_class cls;
 	unsigned char *a;
 	size_t l;
 
 	a = qnvm_retrieve(sh->uid, name, &l);
 	if (!a)
 		return 0;
-	switch (ppc_classify(a, l, &sh->id)) {
-	case PPC_SCRAP:
-		why = "a format or growth that did not finish";
-		break;
-	case PPC_OURS:
-		if (((struct ppc_hdr *)a)->epoch < sh->hdr->epoch)
-			why = "superseded by a grown copy";
-		break;
-	case PPC_STALE:
-		why = "it was an older file's at this inode";
-		break;
-	default:
-		break;
-	}
+	cls = ppc_classify(a, l, &sh->id);
+	why = cls == PPC_OURS &&
+		((struct ppc_hdr *)a)->epoch >= sh->hdr->epoch ? NULL :
+		ppc_leftover_why(cls, 1);
 	qnvm_unmap(a);
 	if (why)
 		ppc_free_leftover(sh->uid, name, why, sh->path);
@@ -2128,7 +2134,7 @@ static int ppc_view_sync(struct ppc_shared *sh, struct ppc_file *p)
 
 		qnvm_unmap(sh->rgn);
 		ppc_region_forget(sh);
-		ppc_free_leftover(sh->uid, old, "superseded by a grown copy",
+		ppc_free_leftover(sh->uid, old, PPC_SUPERSEDED,
 				  sh->path);
 	}
 	if (!sh->rgn) {
@@ -2279,7 +2285,7 @@ static int ppc_follow_newest(struct ppc_shared *sh, const struct ppc_io *io)
 		qnvm_unmap(sh->rgn);
 		ppc_region_forget(sh);
 		ppc_region_point(sh, a, l, m);
-		ppc_free_leftover(sh->uid, old, "superseded by a grown copy",
+		ppc_free_leftover(sh->uid, old, PPC_SUPERSEDED,
 				  sh->path);
 	} else if (a) {
 		qnvm_unmap(a);
@@ -2768,7 +2774,8 @@ static int ppc_excl_prepare(struct ppc_shared *sh, struct ppc_file *p)
 	return SQLITE_OK;
 }
 
-static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p);
+static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p,
+			   int own_file);
 
 /*
  * The last connection of this process is read-only: it cannot write the
@@ -2793,7 +2800,6 @@ static void ppc_close_last_readonly(struct ppc_shared *sh,
 	memset(w, 0, sizeof(*w) + lower->szOsFile);
 	w->sh = sh;
 	w->lock = SQLITE_LOCK_NONE;
-	/* w->base.pMethods stays NULL: ppc_close_last() checks the file */
 	if (lower->xOpen(lower, p->zName, ORIGFILE(w), SQLITE_OPEN_MAIN_DB |
 			 SQLITE_OPEN_READWRITE, &out) != SQLITE_OK) {
 		if (ORIGFILE(w)->pMethods)
@@ -2811,7 +2817,7 @@ static void ppc_close_last_readonly(struct ppc_shared *sh,
 						&moved) == SQLITE_OK &&
 	    !moved && !stat(p->zName, &st) && st.st_dev == sh->dev &&
 	    st.st_ino == sh->ino)
-		ppc_close_last(sh, w);
+		ppc_close_last(sh, w, 1);
 	else
 		sqlite3_log(SQLITE_NOTICE, "ppcache: %s: a read-only last "
 			    "close cannot write the file; it keeps its fence "
@@ -2826,9 +2832,12 @@ static void ppc_close_last_readonly(struct ppc_shared *sh,
  * (EXCLUSIVE can be had at once), flush every committed page, take the
  * fence off and free the region, so a cleanly closed database is a plain
  * SQLite file again. Else leave the region to the others. A child of
- * fork() closing its copy only drops its mapping.
+ * fork() closing its copy only drops its mapping. @own_file: @p is a
+ * lower file ppcache opened by name for a read-only last close, checked
+ * against the region before anything is written.
  */
-static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
+static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p,
+			   int own_file)
 {
 	struct ppc_io io = { ORIGFILE(p), -1 };
 	uint32_t name;
@@ -2848,7 +2857,7 @@ static void ppc_close_last(struct ppc_shared *sh, struct ppc_file *p)
 	if (rc != SQLITE_OK || !sh->rgn)
 		goto out;
 	/* a file of our own (a read-only last close): is it the same? */
-	if (!p->base.pMethods && ppc_check_file(sh, &io) != SQLITE_OK)
+	if (own_file && ppc_check_file(sh, &io) != SQLITE_OK)
 		goto out;
 	rc = ppc_flush_locked(sh, &io, NULL);
 	if (rc != SQLITE_OK || sh->npend || sh->ncommitted) {
@@ -2894,7 +2903,7 @@ static int ppcClose(sqlite3_file *pFile)
 	last = --sh->nconn == 0;
 	pthread_mutex_unlock(&ppc_reg_mu);
 	if (last)
-		ppc_close_last(sh, p);
+		ppc_close_last(sh, p, 0);
 	rc = ORIGFILE(p)->pMethods->xClose(ORIGFILE(p));
 	ppc_shared_put(sh);
 	return rc;
@@ -3880,50 +3889,52 @@ static int ppcOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 }
 
 /*
- * Whether @zName is the journal or WAL of a database whose file carries
- * this process's fence: no stock SQLite process can have written that file
- * since the fence went on, so neither can exist on disk (ppcache's own are
- * in memory) unless this process opened a real one (a stock hot journal it
- * rolled back) and has not deleted it yet; the answer then needs no system
- * call. The fence comes off only under EXCLUSIVE with the generation
- * bumped, which the next lock sees. *@jsh gets a -journal's entry (with a
- * reference) when the disk must be asked.
+ * The database of which @zName is the journal (*@journal set) or the WAL,
+ * open in this process, with a reference; NULL if none.
  */
-static int ppc_companion_fenced(const char *zName, struct ppc_shared **jsh)
+static struct ppc_shared *ppc_companion(const char *zName, int *journal)
 {
 	struct ppc_shared *sh = ppc_shared_find_companion(zName, "-journal");
-	int r, journal = sh != NULL;
 
-	*jsh = NULL;
-	if (!sh)
-		sh = ppc_shared_find_companion(zName, "-wal");
-	if (!sh)
-		return 0;
-	r = !sh->fallback && __atomic_load_n(&sh->fence_on, __ATOMIC_RELAXED) &&
-	    !(journal && __atomic_load_n(&sh->disk_journal, __ATOMIC_RELAXED));
-	if (!r && journal)
-		*jsh = sh;
-	else
-		ppc_shared_put(sh);
-	return r;
+	*journal = sh != NULL;
+	return sh ? sh : ppc_shared_find_companion(zName, "-wal");
+}
+
+/*
+ * Whether companion @zName of @sh (its journal if @journal, else its WAL)
+ * cannot exist on disk because the file carries this process's fence: no
+ * stock SQLite process can have written that file since the fence went on,
+ * and ppcache's own journals are in memory, unless this process opened a
+ * real one (a stock hot journal it rolled back) and has not deleted it
+ * yet. The answer then needs no system call. The fence comes off only
+ * under EXCLUSIVE with the generation bumped, which the next lock sees.
+ */
+static int ppc_companion_fenced(struct ppc_shared *sh, int journal)
+{
+	return !sh->fallback &&
+	       __atomic_load_n(&sh->fence_on, __ATOMIC_RELAXED) &&
+	       !(journal && __atomic_load_n(&sh->disk_journal,
+					    __ATOMIC_RELAXED));
 }
 
 /* Otherwise journals and WAL files are asked of the lower VFS. */
 static int ppcDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir)
 {
-	struct ppc_shared *jsh;
-	int rc;
+	int journal, rc;
+	struct ppc_shared *sh = ppc_companion(zName, &journal);
 
-	if (ppc_companion_fenced(zName, &jsh))
+	if (sh && ppc_companion_fenced(sh, journal)) {
+		ppc_shared_put(sh);
 		return SQLITE_OK;
+	}
 	rc = ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
 	if (rc == SQLITE_IOERR_DELETE_NOENT)
 		rc = SQLITE_OK;
-	if (jsh) {
-		if (rc == SQLITE_OK)
-			__atomic_store_n(&jsh->disk_journal, 0,
+	if (sh) {
+		if (journal && rc == SQLITE_OK)
+			__atomic_store_n(&sh->disk_journal, 0,
 					 __ATOMIC_RELAXED);
-		ppc_shared_put(jsh);
+		ppc_shared_put(sh);
 	}
 	return rc;
 }
@@ -3931,25 +3942,25 @@ static int ppcDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir)
 static int ppcAccess(sqlite3_vfs *pVfs, const char *zName, int flags,
 		     int *pResOut)
 {
-	struct ppc_shared *jsh = ppc_shared_find_companion(zName, "-journal");
-	int super = 0;
+	int journal, known = 0;
+	struct ppc_shared *sh = ppc_companion(zName, &journal);
 
-	if (jsh) {
-		pthread_mutex_lock(&jsh->mu);
-		super = ppc_live_super_journal(jsh) != NULL;
-		pthread_mutex_unlock(&jsh->mu);
-		ppc_shared_put(jsh);
+	if (sh) {
+		if (journal) {
+			/* in memory, naming a super-journal: see above */
+			pthread_mutex_lock(&sh->mu);
+			known = ppc_live_super_journal(sh) != NULL;
+			pthread_mutex_unlock(&sh->mu);
+			*pResOut = known;
+		}
+		if (!known && ppc_companion_fenced(sh, journal)) {
+			known = 1;
+			*pResOut = 0;
+		}
+		ppc_shared_put(sh);
+		if (known)
+			return SQLITE_OK;
 	}
-	if (super) {
-		*pResOut = 1;	/* it is there, in memory: see above */
-		return SQLITE_OK;
-	}
-	if (ppc_companion_fenced(zName, &jsh)) {
-		*pResOut = 0;
-		return SQLITE_OK;
-	}
-	if (jsh)
-		ppc_shared_put(jsh);
 	return ORIGVFS(pVfs)->xAccess(ORIGVFS(pVfs), zName, flags, pResOut);
 }
 
