@@ -224,6 +224,28 @@ static int copy_file(const char *from, const char *to)
 	return n < 0 ? -1 : rc;
 }
 
+/* 1 if files @a and @b hold the same bytes, else 0. */
+static int same_bytes(const char *a, const char *b)
+{
+	char x[4096], y[4096];
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	size_t na, nb;
+	int same = fa && fb;
+
+	while (same) {
+		na = fread(x, 1, sizeof(x), fa);
+		nb = fread(y, 1, sizeof(y), fb);
+		same = na == nb && !memcmp(x, y, na);
+		if (!na)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
 /*
  * A plain (unix VFS) connection to a copy of the database file with the
  * fence taken off: what the file itself holds, whatever qNVRAM holds.
@@ -1577,7 +1599,8 @@ static sqlite3 *open_ro(void)
 
 static void read_only_connection_closing_last_cleans_up(void **state)
 {
-	sqlite3 *rw, *ro;
+	char moved[400], before[400], u[600];
+	sqlite3 *rw, *ro, *other;
 	pid_t pid;
 	int status;
 
@@ -1599,6 +1622,35 @@ static void read_only_connection_closing_last_cleans_up(void **state)
 	assert_int_equal(q_int(ro, "SELECT count(*) FROM t"), 10);
 	sqlite3_close(ro);
 
+	/* the name now leads to another file: the close writes neither */
+	rw = open_db("threshold=-1");
+	exec(rw, rows_sql(11, 5));
+	ro = open_ro();
+	sqlite3_close(rw);
+	snprintf(moved, sizeof(moved), "%s/moved.db", tdir);
+	snprintf(before, sizeof(before), "%s/before.db", tdir);
+	assert_int_equal(rename(dbpath, moved), 0);
+	other = NULL;
+	assert_int_equal(sqlite3_open_v2(dbpath, &other, SQLITE_OPEN_READWRITE |
+					 SQLITE_OPEN_CREATE, "unix"), SQLITE_OK);
+	exec(other, "CREATE TABLE o(x); INSERT INTO o VALUES(1)");
+	sqlite3_close(other);
+	assert_int_equal(copy_file(dbpath, before), 0);
+	all_log[0] = 0;
+	sqlite3_close(ro);
+	if (!strstr(all_log, "until a read-write close"))
+		fail_msg("expected the read-only close to leave it, log: %s",
+			 all_log);
+	assert_int_equal(same_bytes(dbpath, before), 1);
+	assert_int_equal(fake_qnvram_count(), 1);
+	snprintf(u, sizeof(u), "file:%s?vfs=ppcache", moved);
+	assert_int_equal(open_rc(u, &rw), SQLITE_OK);
+	assert_int_equal(q_int(rw, "SELECT count(*) FROM t"), 15);
+	assert_integrity(rw);
+	sqlite3_close(rw);
+	assert_int_equal(fake_qnvram_count(), 0);
+	assert_int_equal(rename(moved, dbpath), 0);
+
 	/* a reader that may not write the file leaves it to the next writer */
 	if (geteuid() != 0)
 		return;
@@ -1610,7 +1662,7 @@ static void read_only_connection_closing_last_cleans_up(void **state)
 	if (pid == 0) {
 		become(4242);
 		rw = open_db("threshold=-1");
-		exec(rw, rows_sql(11, 5));
+		exec(rw, rows_sql(16, 5));
 		if (chmod(dbpath, 0444))
 			_exit(4);
 		ro = open_ro();
@@ -1625,7 +1677,7 @@ static void read_only_connection_closing_last_cleans_up(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(chmod(dbpath, 0644), 0);
 	rw = open_db(NULL);
-	assert_int_equal(q_int(rw, "SELECT count(*) FROM t"), 15);
+	assert_int_equal(q_int(rw, "SELECT count(*) FROM t"), 20);
 	sqlite3_close(rw);
 	assert_int_equal(file_byte(19), 1);
 	assert_int_equal(fake_qnvram_count(), 0);
