@@ -72,10 +72,6 @@ static unsigned int uid_regions = 24;
 module_param(uid_regions, uint, 0644);
 MODULE_PARM_DESC(uid_regions, "Regions one uid without CAP_SYS_ADMIN may hold, of the pool's 256 (default 24: ten uids at the cap leave 16 entries; 0: no limit)");
 
-static bool reformat;
-module_param(reformat, bool, 0444);
-MODULE_PARM_DESC(reformat, "Discard a pool or flash image made with other parameters (another size) instead of refusing to load");
-
 #define QNVRAM_FALLBACK_DEFAULT_BYTES	(8UL * 1024 * 1024)
 
 struct qnvram_pool qnvram_pool;
@@ -96,8 +92,15 @@ void qnvram_persist(void *addr, size_t bytes)
 	wmb();	/* order the write-back before what the caller does next */
 }
 
-static struct qnvram_meta *qnvram_meta_slot_ptr(struct qnvram_pool *pool,
-						int slot)
+/**
+ * qnvram_meta_slot_ptr() - one of the pool's two metadata slots
+ * @pool: the pool
+ * @slot: 0 or 1
+ *
+ * Context: any.
+ * Return: the slot, in the pool's memory.
+ */
+struct qnvram_meta *qnvram_meta_slot_ptr(struct qnvram_pool *pool, int slot)
 {
 	return pool->base + slot * QNVRAM_META_SLOT_BYTES;
 }
@@ -628,80 +631,6 @@ static void qnvram_pool_unmap(struct qnvram_pool *pool)
 	pool->base = NULL;
 }
 
-/* Adopt a valid pool, else restore from flash, else format. */
-static int qnvram_pool_load(struct qnvram_pool *pool)
-{
-	const char *why0, *why1;
-	int cur, i, ret, ret0, ret1;
-
-	if (reformat)
-		goto format;
-	cur = qnvram_meta_pick(qnvram_meta_slot_ptr(pool, 0),
-			       qnvram_meta_slot_ptr(pool, 1), pool->bytes);
-	if (cur >= 0) {
-		memcpy(pool->meta, qnvram_meta_slot_ptr(pool, cur),
-		       sizeof(*pool->meta));
-		pool->meta_slot = cur;
-		pool->boot_source = QNVRAM_BOOT_ADOPTED;
-		/* A torn other slot means a reset hit an update: say so. */
-		qnvram_meta_validate(qnvram_meta_slot_ptr(pool, cur ^ 1),
-				     pool->bytes, &why0);
-		/* The flash image may be older than what RAM kept. */
-		for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
-			pool->rt[i].dirty = true;
-		pr_info("adopted pool: generation %llu (slot %d; slot %d: %s)\n",
-			le64_to_cpu(pool->meta->hdr.generation), cur, cur ^ 1,
-			why0);
-		/*
-		 * Every change retires the current image first, so it holds
-		 * the pool unless RAM changed without this module (an older
-		 * one): compare, as a cold boot would restore it.
-		 */
-		if (pool->img_meta && !qnvram_img_holds_pool(pool))
-			qnvram_img_retire_at_load(pool, "the adopted pool");
-		return 0;
-	}
-	ret0 = qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 0), pool->bytes,
-				    &why0);
-	ret1 = qnvram_meta_validate(qnvram_meta_slot_ptr(pool, 1), pool->bytes,
-				    &why1);
-	pr_info("no valid pool in RAM (slot 0: %s; slot 1: %s)\n", why0, why1);
-	/*
-	 * Sealed metadata that does not fit (another size= on the same range,
-	 * or a bug) holds somebody's data: do not format over it silently.
-	 */
-	if ((ret0 == -EINVAL || ret1 == -EINVAL || pool->img_foreign) &&
-	    !reformat) {
-		pr_err("the pool%s holds data made with other parameters (slot 0: %s; slot 1: %s): load with the size= it was made with, or with reformat=1 to discard it\n",
-		       pool->img_foreign ? " or the flash image" : "", why0, why1);
-		return -EINVAL;
-	}
-
-	if (pool->backing.bdev) {
-		ret = qnvram_restore(pool);
-		if (!ret) {
-			pool->boot_source = QNVRAM_BOOT_RESTORED;
-			return 0;
-		}
-		if (ret != -ENOENT)
-			pr_warn("restore from %s failed (%d): formatting\n",
-				backing, ret);
-	}
-
-format:
-	qnvram_meta_format(pool->meta, pool->bytes);
-	/* Generation 1 goes to slot 0 after the commit's increment. */
-	pool->meta->hdr.generation = 0;
-	pool->meta_slot = 1;
-	qnvram_meta_commit(pool);
-	pool->boot_source = QNVRAM_BOOT_FORMATTED;
-	pr_info("formatted pool of %llu bytes\n", pool->bytes);
-	/* An image not restored (reformat=1, a failed restore) is not it. */
-	if (pool->img_meta)
-		qnvram_img_retire_at_load(pool, "the formatted pool");
-	return 0;
-}
-
 static int __init qnvram_init(void)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
@@ -731,7 +660,7 @@ static int __init qnvram_init(void)
 			goto err_unmap;
 	}
 	mutex_lock(&pool->lock);
-	ret = qnvram_pool_load(pool);
+	ret = qnvram_pool_load(pool, backing);
 	mutex_unlock(&pool->lock);
 	if (ret)
 		goto err_close_backing;

@@ -522,10 +522,14 @@ int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy);
 int qnvram_resolve_uid(const struct cred *cred, struct user_namespace *ns,
 		       u32 uid, bool admin, u32 *pool_uid);
 void qnvram_meta_commit(struct qnvram_pool *pool);
+struct qnvram_meta *qnvram_meta_slot_ptr(struct qnvram_pool *pool, int slot);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 				  struct mobio_stat *stats, unsigned int max);
 #define QNVRAM_NR_STATS	64
+
+/* qnvram_load.c */
+int qnvram_pool_load(struct qnvram_pool *pool, const char *backing);
 
 /* qnvram_flash.c */
 int qnvram_backing_open(struct qnvram_pool *pool, const char *path);
