@@ -8,9 +8,9 @@
 # is refused while a task's file is open and clean after, malformed
 # requests are rejected with the right errno, counters (mobioctl fb stats)
 # match what was done, fb-scrub works, the kernel API (debugfs selftest)
-# writes and reads with late buffer binding, fuzzing the genl family and
-# the ioctls splats nothing, and a disk removed mid-task ends its tasks
-# with ENODEV.
+# writes and reads with late buffer binding, fuzzing the ioctls splats
+# nothing (the genl family's fuzz, with tasks running: freeblock-fuzz), and
+# a disk removed mid-task ends its tasks with ENODEV.
 # vm-disk: data 32M
 # vm-timeout: 420
 . /mobio/tests/lib.sh
@@ -249,12 +249,7 @@ check_eq kapi_bad_blksize_einval 1 $?
 echo frob $DISK_data 0 1048576 4096 0 0 >$ST 2>/dev/null
 check_eq kapi_bad_op_einval 1 $?
 
-# --- fuzz: the genl family and /dev/freeblock ----------------------------------
-out=$(genl-fuzz freeblock 10000 1 2>&1)
-check_eq genl_fuzz_10000_sent 0 $?
-log "genl-fuzz: $(echo "$out" | tail -n 1)"
-out=$(genl-fuzz -u 65534 freeblock 2000 2 2>&1)
-check_eq genl_fuzz_unprivileged_sent 0 $?
+# --- fuzz: /dev/freeblock (the genl family: freeblock-fuzz) -------------------
 out=$(fbtest fuzz "$DISK_data" 10000 7 2>&1)
 check_eq ioctl_fuzz_10000 0 $?
 log "ioctl fuzz: $out"
