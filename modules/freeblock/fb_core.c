@@ -138,6 +138,7 @@ enum fb_task_state {
  * @callback: per block and final
  * @getbuffer: the late buffer binding
  * @ctx: the client's context
+ * @owner: counts the task until its final callback has returned, or NULL
  */
 struct fb_task {
 	int id;
@@ -168,6 +169,7 @@ struct fb_task {
 	fb_callback_t callback;
 	fb_getbuffer_t getbuffer;
 	void *ctx;
+	struct fb_owner *owner;
 };
 
 /**
@@ -775,6 +777,17 @@ static void fb_collect_ended(struct fb_disk *d, struct list_head *reap)
 	}
 }
 
+/*
+ * A task of @owner has made its final callback and that has returned: the
+ * last thing freeblock does for the client. The wake-up only hashes the
+ * address; once the count is 0 the owner may be gone.
+ */
+static void fb_owner_put(struct fb_owner *owner)
+{
+	if (owner && atomic_dec_and_test(&owner->tasks))
+		wake_up_var(&owner->tasks);
+}
+
 static void fb_finish(struct list_head *reap)
 {
 	struct fb_task *t, *n;
@@ -788,6 +801,7 @@ static void fb_finish(struct list_head *reap)
 		 */
 		t->callback(t->ctx, FB_LBN_END, NULL, t->result);
 		xa_erase_bh(&fb_tasks, t->id);
+		fb_owner_put(t->owner);
 		fb_task_put(t);
 	}
 }
@@ -988,7 +1002,7 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	struct fb_disk *d;
 	struct fb_task *t;
 	u64 size, len;
-	int ret;
+	int ret, id;
 
 	if (!bdev || !range || !callback || !getbuffer)
 		return -EINVAL;
@@ -1042,6 +1056,7 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	t->callback = callback;
 	t->getbuffer = getbuffer;
 	t->ctx = ctx;
+	t->owner = opts ? opts->owner : NULL;
 	if (rate) {
 		t->floor_kbps = rate->floor_kbps;
 		t->ceiling_kbps = rate->ceiling_kbps;
@@ -1056,19 +1071,23 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 		fb_task_free(t);
 		return ret;
 	}
+	/* Once on the list the task may end and be freed at any time. */
+	id = t->id;
 	spin_lock_bh(&d->lock);
 	if (d->nr_tasks >= READ_ONCE(fb_max_tasks.val)) {
 		spin_unlock_bh(&d->lock);
-		xa_erase_bh(&fb_tasks, t->id);
+		xa_erase_bh(&fb_tasks, id);
 		fb_task_free(t);
 		return -EBUSY;
 	}
+	if (t->owner)
+		atomic_inc(&t->owner->tasks);
 	list_add_tail(&t->node, &d->tasks);
 	WRITE_ONCE(d->nr_tasks, d->nr_tasks + 1);
 	spin_unlock_bh(&d->lock);
 	fb_count(d, FB_STAT_TASKS, 1);
 	queue_work(fb_wq, &d->work);
-	return t->id;
+	return id;
 }
 
 /* @rate as the options of a task without flags. */
@@ -1098,8 +1117,12 @@ static const struct fb_opts *fb_rate_opts(const struct fb_rate *rate,
  *
  * Blocks are issued in ascending order, only when the disk is idle, the
  * floor is due, or the task was promoted; each is delivered exactly once.
- * fb_read_opts() takes flags as well (speculative tasks). The task's
- * memory is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT).
+ * fb_read_opts() takes flags as well (speculative tasks), and an owner:
+ * without one nothing tells the caller when freeblock has returned from
+ * its final callback, so @callback and @getbuffer must be code that is
+ * never unloaded while freeblock runs (built in, or freeblock.ko's own).
+ * The task's memory is charged to the caller's memory cgroup
+ * (GFP_KERNEL_ACCOUNT).
  * Context: process, may sleep.
  * Return: the task id (> 0), or -EINVAL (bad arguments), -ENOMEM, -EBUSY
  * (max_tasks reached on the disk), -ENODEV (module unloading).
@@ -1128,6 +1151,7 @@ EXPORT_SYMBOL_GPL(fb_read);
  * @ctx: passed to @callback and @getbuffer
  * @rate: rate floor and ceiling, or NULL for none
  *
+ * No owner, as for fb_read(): a client in a module uses fb_write_opts().
  * Context: process, may sleep.
  * Return: the task id (> 0), or the errors of fb_read(), or -EROFS.
  */
@@ -1150,8 +1174,14 @@ EXPORT_SYMBOL_GPL(fb_write);
  * @callback: as for fb_read()
  * @getbuffer: as for fb_read()
  * @ctx: passed to @callback and @getbuffer
- * @opts: rate floor and ceiling, and FB_TASK_F_* flags; NULL for none
+ * @opts: rate floor and ceiling, FB_TASK_F_* flags and the owner; NULL
+ *	for none
  *
+ * With @opts->owner set, the task counts in it from now until its final
+ * callback has returned (fb_owner_wait()). A client in a module that can
+ * be unloaded sets it; the owner, @ctx, @bdev and the buffers must stay
+ * valid until then, so its module exit aborts its tasks and calls
+ * fb_owner_wait() before it frees them.
  * With FB_TASK_F_SPECULATIVE the blocks are issued in any order: each
  * time the task is picked, its unissued block nearest to where the disk
  * last worked (the end of the last foreground request, or of the last
@@ -1204,7 +1234,9 @@ EXPORT_SYMBOL_GPL(fb_write_opts);
  * @id: the task
  *
  * No block is issued after this returns; blocks in flight complete and
- * are delivered, then the final callback comes with -ECANCELED.
+ * are delivered, then the final callback comes with -ECANCELED. That
+ * callback (or the one of a task that ended on its own: -ENOENT) may
+ * still be running when this returns; fb_owner_wait() waits for it.
  * Context: process or softirq, not hardirq (the task and disk locks are
  * taken with bottom halves off); does not sleep.
  * Return: 0, or -ENOENT when no such task is running.

@@ -19,12 +19,29 @@
  * delivered exactly once (status 0 or an error) unless the task is
  * aborted; then the final callback comes (@buf NULL, @lbn FB_LBN_END) and
  * the task id is dead.
+ *
+ * Unloading: freeblock calls a client's getbuffer and callback from its
+ * worker, from the registration until the final callback has returned.
+ * What the client's final callback does (a complete_all() that its module
+ * exit waits for, say) is followed by the return through the client's own
+ * code. So a client in a module passes a struct fb_owner, and its exit,
+ * once it has aborted its tasks and let no new one start, calls
+ * fb_owner_wait(): after that freeblock never runs the module's code.
+ *
+ *	static struct fb_owner owner;
+ *	struct fb_opts opts = { .owner = &owner };
+ *	id = fb_write_opts(bdev, &r, SZ_64K, done, getbuf, ctx, &opts);
+ *	...
+ *	fb_abort(id);			// module exit: end the tasks,
+ *	fb_owner_wait(&owner);		// then wait for their returns
  */
 #ifndef _FREEBLOCK_H
 #define _FREEBLOCK_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/types.h>
+#include <linux/wait_bit.h>
 
 struct block_device;
 
@@ -51,8 +68,10 @@ struct fb_range {
  * Called by freeblock's worker just before the block is issued (late
  * binding): for a write the buffer must hold the data by then. The buffer
  * must stay valid until the block's callback; kmalloc or vmalloc memory,
- * aligned to the device's logical block size.
- * Context: process, may sleep; never with freeblock's locks held.
+ * aligned to the device's logical block size. Never called once the
+ * task's final callback has begun.
+ * Context: process, may sleep; never with freeblock's locks held; may run
+ * at the same time as the task's per-block callbacks.
  * Return: the buffer, or NULL to skip this task for now (no buffer free):
  * freeblock retries it later, or at once after fb_kick().
  */
@@ -67,10 +86,49 @@ typedef void *(*fb_getbuffer_t)(void *ctx, u64 lbn, u32 len);
  *	0 when every block was delivered, -ECANCELED after fb_abort() or
  *	rmmod, -ENODEV when the disk went away)
  *
- * Context: process (a freeblock workqueue), may sleep. It may call
- * fb_abort(), fb_promote() and fb_kick(), and register new tasks.
+ * Per-block calls of one task may run at the same time as each other and
+ * as its getbuffer; the final call comes after every other call of the
+ * task has returned, and is the last. Until it has returned, freeblock is
+ * running the client's code: see struct fb_owner.
+ * Context: process (a freeblock workqueue), may sleep; never with
+ * freeblock's locks held. It may call fb_abort(), fb_promote() and
+ * fb_kick(), and register new tasks; it must not call fb_owner_wait().
  */
 typedef void (*fb_callback_t)(void *ctx, u64 lbn, void *buf, int status);
+
+/**
+ * struct fb_owner - a client's tasks, for unloading it: fb_owner_wait()
+ * @tasks: tasks registered with this owner whose final callback has not
+ *	returned yet (freeblock's, not to be touched by the client)
+ *
+ * Zeroed memory (a static variable, a kzalloc'd struct) is an owner with
+ * no task. It must outlive every task registered with it.
+ */
+struct fb_owner {
+	atomic_t tasks;
+};
+
+/**
+ * fb_owner_wait() - wait until freeblock will never again call into the
+ *	tasks of @owner
+ * @owner: the owner
+ *
+ * Returns once the final callback of every task registered with @owner
+ * has returned: after that freeblock touches neither the tasks' code nor
+ * their ctx and buffers. The caller must have ended the tasks (fb_abort(),
+ * or let them finish) and must start no new one meanwhile; a client
+ * module calls it from its exit, after the aborts, before its data goes.
+ * Inline, not a symbol of freeblock.ko: it works without a reference on
+ * the module, while freeblock.ko unloads (which ends every task) and
+ * after it is gone.
+ * Context: process, may sleep (as long as the callbacks take). Not from a
+ * freeblock callback or getbuffer (they run on the worker that makes the
+ * final callbacks), nor holding a lock they take.
+ */
+static inline void fb_owner_wait(struct fb_owner *owner)
+{
+	wait_var_event(&owner->tasks, !atomic_read(&owner->tasks));
+}
 
 /**
  * struct fb_rate - optional rate limits of a task
@@ -98,10 +156,15 @@ struct fb_rate {
  * struct fb_opts - options of fb_read_opts() and fb_write_opts()
  * @rate: rate floor and ceiling (0: none)
  * @flags: FB_TASK_F_* (others: -EINVAL)
+ * @owner: counts the task until its final callback has returned, for
+ *	fb_owner_wait(); NULL: none. A client in a module that can be
+ *	unloaded needs one (fb_read() and fb_write() have none: for
+ *	callbacks built into the kernel or into freeblock.ko)
  */
 struct fb_opts {
 	struct fb_rate rate;
 	u32 flags;
+	struct fb_owner *owner;
 };
 
 int fb_read(struct block_device *bdev, const struct fb_range *range,
