@@ -340,6 +340,112 @@ u64 qnvram_meta_uid_bytes(const struct qnvram_meta *meta, u32 uid)
 	return sum;
 }
 
+static bool qnvram_entry_resident(const struct qnvram_region_entry *e)
+{
+	return e->flags && !(le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED);
+}
+
+/* Neighbours closer than this merge first: one 64 KiB freeblock block. */
+#define QNVRAM_EXTENT_FIRST_GAP	(64ULL * 1024)
+
+/**
+ * qnvram_meta_extents() - the resident regions of a table as few extents
+ * @meta: valid metadata
+ * @ext: filled with the extents in offset order
+ * @max: at most this many (at least 1)
+ *
+ * Neighbours merge across ever larger gaps (64 KiB, then doubling) until
+ * at most @max extents are left. An extent may so span free pool bytes:
+ * qnvram_meta_stage() writes zeros there, never what the pool holds.
+ *
+ * Context: any; O(QNVRAM_MAX_REGIONS^2).
+ * Return: the number of extents in @ext.
+ */
+unsigned int qnvram_meta_extents(const struct qnvram_meta *meta,
+				 struct qnvram_extent ext[QNVRAM_MAX_REGIONS],
+				 unsigned int max)
+{
+	struct qnvram_extent x;
+	unsigned int i, j, m, n = 0;
+	u64 gap = 0;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &meta->entries[i];
+
+		if (!qnvram_entry_resident(e))
+			continue;
+		x.off = le64_to_cpu(e->offset);
+		x.end = x.off + le64_to_cpu(e->length);
+		/* Insertion in offset order: at most 256, no allocation. */
+		for (j = n; j > 0 && ext[j - 1].off > x.off; j--)
+			ext[j] = ext[j - 1];
+		ext[j] = x;
+		n++;
+	}
+	for (;;) {
+		for (i = 0, m = 0; i < n; i++) {
+			if (m && (ext[i].off <= ext[m - 1].end ||
+				  ext[i].off - ext[m - 1].end <= gap)) {
+				if (ext[i].end > ext[m - 1].end)
+					ext[m - 1].end = ext[i].end;
+			} else {
+				ext[m++] = ext[i];
+			}
+		}
+		n = m;
+		if (n <= max || !max)
+			return n;
+		/* Doubling ends in "merge everything": n is then 1. */
+		if (gap >= BIT_ULL(62))
+			gap = ~0ULL;
+		else
+			gap = gap ? gap * 2 : QNVRAM_EXTENT_FIRST_GAP;
+	}
+}
+
+/**
+ * qnvram_meta_stage() - copy an extent's live bytes, zeros between them
+ * @meta: valid metadata, the extent's regions resident in it
+ * @pool_base: the pool's bytes
+ * @ext: an extent of qnvram_meta_extents() over @meta
+ * @dst: @ext->end - @ext->off bytes
+ *
+ * The bytes of the regions that lie in @ext are copied; every other byte
+ * of @dst, in a gap the extent spans, is zero. So an image never carries
+ * what a freed region (of another uid, maybe) left in the pool.
+ *
+ * Context: any; caller keeps @meta and the regions' bytes stable.
+ */
+void qnvram_meta_stage(const struct qnvram_meta *meta, const void *pool_base,
+		       const struct qnvram_extent *ext, void *dst)
+{
+	const char *src = pool_base;
+	u64 pos = ext->off, next_off, next_end;
+	char *d = dst;
+	int i;
+
+	while (pos < ext->end) {
+		/* The lowest region starting at or after pos, in the extent. */
+		next_off = ext->end;
+		next_end = ext->end;
+		for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+			const struct qnvram_region_entry *e = &meta->entries[i];
+			u64 off = le64_to_cpu(e->offset);
+			u64 len = le64_to_cpu(e->length);
+
+			if (!qnvram_entry_resident(e) || !len || off < pos ||
+			    off >= next_off)
+				continue;
+			next_off = off;
+			next_end = len > ext->end - off ? ext->end : off + len;
+		}
+		memset(d + (pos - ext->off), 0, next_off - pos);
+		memcpy(d + (next_off - ext->off), src + next_off,
+		       next_end - next_off);
+		pos = next_end;
+	}
+}
+
 static u32 qnvram_img_crc(const struct qnvram_img_header *hdr)
 {
 	struct qnvram_img_header copy = *hdr;

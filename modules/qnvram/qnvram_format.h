@@ -170,6 +170,16 @@ struct qnvram_space {
 	u32 nr_free_ranges;
 };
 
+/**
+ * struct qnvram_extent - pool bytes [@off, @end) written as one piece
+ * @off: first byte in the pool
+ * @end: one past the last byte
+ */
+struct qnvram_extent {
+	u64 off;
+	u64 end;
+};
+
 void qnvram_meta_format(struct qnvram_meta *meta, u64 pool_bytes);
 void qnvram_meta_seal(struct qnvram_meta *meta);
 int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
@@ -185,6 +195,11 @@ void qnvram_meta_space(const struct qnvram_meta *meta, bool swapped,
 		       u64 area_start, u64 area_end,
 		       struct qnvram_space *space);
 u64 qnvram_meta_uid_bytes(const struct qnvram_meta *meta, u32 uid);
+unsigned int qnvram_meta_extents(const struct qnvram_meta *meta,
+				 struct qnvram_extent ext[QNVRAM_MAX_REGIONS],
+				 unsigned int max);
+void qnvram_meta_stage(const struct qnvram_meta *meta, const void *pool_base,
+		       const struct qnvram_extent *ext, void *dst);
 
 void qnvram_img_seal(struct qnvram_img_header *hdr);
 int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,

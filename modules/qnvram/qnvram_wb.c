@@ -35,7 +35,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
@@ -198,62 +197,9 @@ static void qnvram_wb_callback(void *ctx, u64 lbn, void *buf, int status)
 		qnvram_wb_tasks_ended(wb);
 }
 
-/**
- * struct qnvram_wb_extent - pool bytes written as one piece
- * @off: first byte in the pool
- * @end: one past the last byte
- */
-struct qnvram_wb_extent {
-	u64 off;
-	u64 end;
-};
-
-static int qnvram_wb_extent_cmp(const void *a, const void *b)
-{
-	const struct qnvram_wb_extent *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 static bool qnvram_entry_resident(const struct qnvram_region_entry *e)
 {
 	return e->flags && !(le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED);
-}
-
-/*
- * The resident regions of @meta as at most QNVRAM_WB_MAX_EXTENTS extents
- * in offset order: neighbours merge, across ever larger gaps until few
- * enough are left (the bytes of a gap are written too; they are free
- * space in the image). Return: the number of extents in @ext.
- */
-static unsigned int qnvram_wb_extents(const struct qnvram_meta *meta,
-				      struct qnvram_wb_extent *ext)
-{
-	unsigned int i, m, n = 0;
-	u64 gap = 0;
-
-	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
-		const struct qnvram_region_entry *e = &meta->entries[i];
-
-		if (!qnvram_entry_resident(e))
-			continue;
-		ext[n].off = le64_to_cpu(e->offset);
-		ext[n].end = ext[n].off + le64_to_cpu(e->length);
-		n++;
-	}
-	sort(ext, n, sizeof(*ext), qnvram_wb_extent_cmp, NULL);
-	for (;;) {
-		for (i = 0, m = 0; i < n; i++) {
-			if (m && ext[i].off - ext[m - 1].end <= gap)
-				ext[m - 1].end = max(ext[m - 1].end, ext[i].end);
-			else
-				ext[m++] = ext[i];
-		}
-		n = m;
-		if (n <= QNVRAM_WB_MAX_EXTENTS)
-			return n;
-		gap = gap ? gap * 2 : QNVRAM_WB_BIG_BLOCK;
-	}
 }
 
 static void qnvram_wb_add_task(struct qnvram_wb *wb, u64 dev_pos, u64 len,
@@ -283,19 +229,22 @@ static void qnvram_wb_add_range(struct qnvram_wb *wb, u64 pos, u64 end,
 /*
  * Copy the resident regions of wb->meta into the staging buffer (after
  * the metadata block), set each entry's CRC from the copy, and lay out
- * the tasks. Caller holds pool->lock with every region unmapped.
+ * the tasks. The regions are grouped into at most QNVRAM_WB_MAX_EXTENTS
+ * extents; the free bytes between the regions of an extent are staged as
+ * zeros, never as what a freed region left in the pool. Caller holds
+ * pool->lock with every region unmapped.
  */
 static int qnvram_wb_stage(struct qnvram_pool *pool)
 {
 	struct qnvram_wb *wb = &pool->wb;
-	struct qnvram_wb_extent *ext;
+	struct qnvram_extent *ext;
 	unsigned int i, j, n;
 	u64 total = QNVRAM_META_IO_BYTES, pos;
 
 	ext = kmalloc_array(QNVRAM_MAX_REGIONS, sizeof(*ext), GFP_KERNEL);
 	if (!ext)
 		return -ENOMEM;
-	n = qnvram_wb_extents(wb->meta, ext);
+	n = qnvram_meta_extents(wb->meta, ext, QNVRAM_WB_MAX_EXTENTS);
 	for (i = 0; i < n; i++)
 		total += ext[i].end - ext[i].off;
 	wb->staging = vmalloc(total);
@@ -310,7 +259,7 @@ static int qnvram_wb_stage(struct qnvram_pool *pool)
 		u64 len = ext[i].end - ext[i].off;
 		u64 dev = qnvram_img_data_pos(pool, wb->slot, ext[i].off);
 
-		memcpy(wb->staging + pos, pool->base + ext[i].off, len);
+		qnvram_meta_stage(wb->meta, pool->base, &ext[i], wb->staging + pos);
 		qnvram_wb_add_range(wb, dev, dev + len, wb->staging + pos);
 		pos += len;
 	}

@@ -30,6 +30,7 @@ typedef uint32_t __le32;
 typedef uint64_t __le64;
 
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 #define cpu_to_le32(x)	((__le32)htole32((u32)(x)))
 #define cpu_to_le64(x)	((__le64)htole64((u64)(x)))
 #define le32_to_cpu(x)	((u32)le32toh((__le32)(x)))

@@ -2102,6 +2102,95 @@ static void img_pick_matches_model_over_100000_random_pairs(void **state)
 		    "the fuzz must reach every verdict");
 }
 
+/* ==== issue 12 item 6g: write-back staging over gaps ==== */
+
+/*
+ * (g) A write-back merges regions across gaps; the gap bytes in the image
+ * are zeros, never what freed regions (of other uids) left in the pool.
+ * Fails with the staging of the old code (a memcpy of the whole extent):
+ * 0xab at the first gap byte.
+ */
+static void stage_writes_zeros_where_freed_regions_left_their_bytes(void **state)
+{
+	struct qnvram_meta *m = meta_new(POOL);
+	struct qnvram_extent ext[QNVRAM_MAX_REGIONS];
+	unsigned char *pool = malloc(POOL), *dst = malloc(POOL);
+	unsigned int n, i;
+	u64 b, at, len;
+
+	(void)state;
+	assert_non_null(pool);
+	assert_non_null(dst);
+	memset(pool, 0xab, POOL);		/* freed regions' leftovers */
+	/* 20 live regions of 4 KiB, a 4 KiB gap after each, at the end 3. */
+	for (i = 0; i < 20; i++) {
+		at = DOFF + 2ULL * i * GRAN;
+		put_res(m, (int)(i * 7 % 256), 1000 + i % 3, i, at, GRAN);
+		memset(pool + at, 0x10 + i, GRAN);
+	}
+	put_res(m, 200, 1, 99, POOL - 3 * GRAN, 3 * GRAN);
+	memset(pool + POOL - 3 * GRAN, 0x77, 3 * GRAN);
+	qnvram_meta_seal(m);
+	n = qnvram_meta_extents(m, ext, 4);
+	EXPECT_TRUE(n >= 1 && n <= 4, "at most 4 extents, got %u", n);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(i == 0 || ext[i].off >= ext[i - 1].end,
+			    "extent %u in offset order", i);
+		len = ext[i].end - ext[i].off;
+		memset(dst, 0xee, len);
+		qnvram_meta_stage(m, pool, &ext[i], dst);
+		for (b = 0; b < len; b++) {
+			u64 o = ext[i].off + b;
+			bool live = (o >= POOL - 3 * GRAN) ||
+				    (o < DOFF + 40 * GRAN && (o - DOFF) / GRAN % 2 == 0);
+			unsigned int want = live ? pool[o] : 0;
+
+			if (dst[b] != want)
+				fail_msg("extent %u [%#llx, %#llx): pool byte %#llx: expected %#x (%s), got %#x",
+					 i, (unsigned long long)ext[i].off,
+					 (unsigned long long)ext[i].end,
+					 (unsigned long long)o, want,
+					 live ? "a live region's" : "zero: a gap",
+					 dst[b]);
+		}
+	}
+	/* Every live region lies in one extent. */
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		const struct qnvram_region_entry *e = &m->entries[i];
+		unsigned int k, in = 0;
+
+		if (!e->flags)
+			continue;
+		for (k = 0; k < n; k++)
+			in += le64_to_cpu(e->offset) >= ext[k].off &&
+			      le64_to_cpu(e->offset) + le64_to_cpu(e->length) <= ext[k].end;
+		EXPECT_INT(in, 1, "entry %u in exactly one extent", i);
+	}
+	free(pool);
+	free(dst);
+	free(m);
+}
+
+/* (g) Extents without gaps to merge: one per run of adjacent regions. */
+static void extents_of_adjacent_regions_need_no_merging(void **state)
+{
+	struct qnvram_meta *m = meta_new(POOL);
+	struct qnvram_extent ext[QNVRAM_MAX_REGIONS];
+
+	(void)state;
+	put_res(m, 5, 1, 1, DOFF + 8 * GRAN, 2 * GRAN);
+	put_res(m, 1, 1, 2, DOFF, 8 * GRAN);
+	put_res(m, 9, 1, 3, DOFF + 100 * GRAN, GRAN);
+	put_swp(m, 3, 1, 4, 0, 64 * GRAN);	/* not in the pool */
+	EXPECT_INT(qnvram_meta_extents(m, ext, 10), 2, "");
+	EXPECT_U64(ext[0].off, DOFF, "");
+	EXPECT_U64(ext[0].end, DOFF + 10 * GRAN, "adjacent regions join");
+	EXPECT_U64(ext[1].off, DOFF + 100 * GRAN, "");
+	EXPECT_INT(qnvram_meta_extents(m, ext, 1), 1, "merged across the gap");
+	EXPECT_U64(ext[0].end, DOFF + 101 * GRAN, "");
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2163,6 +2252,8 @@ int main(void)
 		cmocka_unit_test(img_pick_never_restores_an_image_a_marker_supersedes),
 		cmocka_unit_test(img_newest_and_stale_seq_count_markers),
 		cmocka_unit_test(img_pick_matches_model_over_100000_random_pairs),
+		cmocka_unit_test(stage_writes_zeros_where_freed_regions_left_their_bytes),
+		cmocka_unit_test(extents_of_adjacent_regions_need_no_merging),
 	};
 
 	return cmocka_run_group_tests_name("qnvram_format", tests, NULL, NULL);
