@@ -661,7 +661,8 @@ u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off)
  * the data written are the pool as it is: the new image is current.
  *
  * Context: process, may sleep.
- * Return: 0 or -EIO.
+ * Return: 0; -EIO; -EOVERFLOW when the device's headers left no flush
+ * number (QNVRAM_COUNT_MAX: only a damaged or crafted header claims it).
  */
 int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 		      struct qnvram_meta *img_meta, u32 nr, u64 bytes,
@@ -675,6 +676,12 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 	ret = qnvram_bounce_drain(pool);
 	if (ret)
 		return ret;
+	/* A number a header read from the device claims can be the last one. */
+	if (pool->img_seq >= QNVRAM_COUNT_MAX) {
+		pr_err_ratelimited("no flush number is left after %llu (an image header on the device claims it): no image can be written; erase the first 4 KiB of both image slots to start numbering again\n",
+				   pool->img_seq);
+		return -EOVERFLOW;
+	}
 	memset(hdr, 0, QNVRAM_GRANULE);
 	hdr->magic = cpu_to_le64(QNVRAM_IMG_MAGIC);
 	hdr->version = cpu_to_le32(QNVRAM_FORMAT_VERSION);

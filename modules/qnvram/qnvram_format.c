@@ -48,14 +48,15 @@ static bool qnvram_ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
 	return a < b + blen && b < a + alen;
 }
 
-static int qnvram_entry_validate(const struct qnvram_meta *meta, int i,
-				 u64 pool_bytes, const char **why)
+/* An entry on its own: flags, alignment, length and place in its area. */
+static int qnvram_entry_check_alone(const struct qnvram_region_entry *e,
+				    const struct qnvram_geometry *geo,
+				    const char **why)
 {
-	const struct qnvram_region_entry *e = &meta->entries[i];
 	u32 flags = le32_to_cpu(e->flags);
 	u64 off = le64_to_cpu(e->offset);
 	u64 len = le64_to_cpu(e->length);
-	int j;
+	bool swapped = flags & QNVRAM_ENTRY_SWAPPED;
 
 	if (!flags) {
 		if (e->uid || e->magic || e->data_crc || e->offset ||
@@ -73,21 +74,63 @@ static int qnvram_entry_validate(const struct qnvram_meta *meta, int i,
 		*why = "region offset or length not granule aligned";
 		return -EINVAL;
 	}
-	if (!(flags & QNVRAM_ENTRY_SWAPPED) &&
-	    (off < QNVRAM_DATA_OFFSET || off > pool_bytes ||
-	     len > pool_bytes - off)) {
+	if (!swapped && (off < QNVRAM_DATA_OFFSET || off > geo->pool_bytes ||
+			 len > geo->pool_bytes - off)) {
 		*why = "resident region outside the data area";
 		return -EINVAL;
 	}
-	if ((flags & QNVRAM_ENTRY_SWAPPED) && off + len < off) {
+	if (swapped && off + len < off) {
 		*why = "swapped region range wraps";
 		return -EINVAL;
 	}
-	for (j = 0; j < i; j++) {
+	/* Bounds every sum over a table (a uid's bytes, say) far below 2^64. */
+	if (len > QNVRAM_ENTRY_MAX_BYTES) {
+		*why = "region longer than the longest region";
+		return -EINVAL;
+	}
+	if (swapped && geo->swap_bytes != QNVRAM_SWAP_UNKNOWN &&
+	    (off > geo->swap_bytes || len > geo->swap_bytes - off)) {
+		*why = "swapped region outside the backing device's swap area";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * qnvram_meta_check_entry() - whether one table entry fits
+ * @meta: the table (untrusted); its header need not be checked
+ * @i: the entry, 0 .. QNVRAM_MAX_REGIONS - 1
+ * @geo: what the entry must fit: the pool, the swap area
+ * @why: set to a static string naming the problem
+ *
+ * On its own the entry must be free and zeroed, or used with known flags,
+ * a granule-aligned length of at most QNVRAM_ENTRY_MAX_BYTES, and a range
+ * inside the data area (resident) or the swap area (swapped). Then it must
+ * not share its name with, nor overlap in the same area, any other entry
+ * that is sound on its own: both entries of such a pair are reported, as
+ * neither can be told to be the real one (one of them reads the other's
+ * bytes). An entry that is bad on its own does not make others bad.
+ *
+ * Context: any; O(QNVRAM_MAX_REGIONS).
+ * Return: 0 if it fits, -EINVAL if not.
+ */
+int qnvram_meta_check_entry(const struct qnvram_meta *meta, int i,
+			    const struct qnvram_geometry *geo, const char **why)
+{
+	const struct qnvram_region_entry *e = &meta->entries[i];
+	u32 flags = le32_to_cpu(e->flags);
+	const char *owhy;
+	int j, ret;
+
+	ret = qnvram_entry_check_alone(e, geo, why);
+	if (ret || !flags)
+		goto out;
+	for (j = 0; j < QNVRAM_MAX_REGIONS; j++) {
 		const struct qnvram_region_entry *o = &meta->entries[j];
 		u32 oflags = le32_to_cpu(o->flags);
 
-		if (!oflags)
+		if (j == i || !oflags ||
+		    qnvram_entry_check_alone(o, geo, &owhy))
 			continue;
 		if (o->uid == e->uid && o->magic == e->magic) {
 			*why = "two regions with the same uid and magic";
@@ -95,31 +138,86 @@ static int qnvram_entry_validate(const struct qnvram_meta *meta, int i,
 		}
 		if ((oflags & QNVRAM_ENTRY_SWAPPED) ==
 		    (flags & QNVRAM_ENTRY_SWAPPED) &&
-		    qnvram_ranges_overlap(off, len, le64_to_cpu(o->offset),
+		    qnvram_ranges_overlap(le64_to_cpu(e->offset),
+					  le64_to_cpu(e->length),
+					  le64_to_cpu(o->offset),
 					  le64_to_cpu(o->length))) {
 			*why = "regions overlap";
 			return -EINVAL;
 		}
 	}
-	return 0;
+out:
+	if (!ret)
+		*why = "ok";
+	return ret;
 }
 
 /**
- * qnvram_meta_validate() - check that @meta is a sound table for a pool
+ * qnvram_meta_mark_bad() - find every entry of a table that does not fit
+ * @meta: the table (untrusted)
+ * @geo: what its entries must fit
+ * @bad: set for each entry that qnvram_meta_check_entry() refuses, all
+ *	judged on the table as it is (dropping one does not excuse another)
+ *
+ * Dropping the marked entries (qnvram_meta_drop()) leaves a table whose
+ * every entry fits: what is left is sound on its own and conflicts with
+ * nothing that was sound before.
+ *
+ * Context: any; O(QNVRAM_MAX_REGIONS^2) for a full table.
+ * Return: the number of marked entries.
+ */
+unsigned int qnvram_meta_mark_bad(const struct qnvram_meta *meta,
+				  const struct qnvram_geometry *geo,
+				  bool bad[QNVRAM_MAX_REGIONS])
+{
+	unsigned int n = 0;
+	const char *why;
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		bad[i] = qnvram_meta_check_entry(meta, i, geo, &why) != 0;
+		n += bad[i];
+	}
+	return n;
+}
+
+/**
+ * qnvram_meta_drop() - free the marked entries of a table
+ * @meta: the table; the caller seals it afterwards
+ * @bad: the entries to free (qnvram_meta_mark_bad())
+ *
+ * Context: any.
+ */
+void qnvram_meta_drop(struct qnvram_meta *meta,
+		      const bool bad[QNVRAM_MAX_REGIONS])
+{
+	int i;
+
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+		if (bad[i])
+			memset(&meta->entries[i], 0, sizeof(meta->entries[i]));
+}
+
+/**
+ * qnvram_meta_check_header() - whether a slot holds a table of this pool
  * @meta: metadata as read from the pool or an image (untrusted)
  * @pool_bytes: the size of the pool it must describe, bytes
  * @why: set to a static string naming the first problem found
  *
- * Return: 0 if sound; -EBADMSG if magic, version or checksum are wrong
- * (not a table, or a torn write); -EINVAL if it is sealed but its
- * geometry or entries are inconsistent (a different pool size, regions
- * out of range or overlapping, duplicate names).
+ * The header alone (the checksum covers the entries too); the entries are
+ * qnvram_meta_check_entry()'s.
+ *
+ * Context: any.
+ * Return: 0; -EBADMSG if magic, version or checksum are wrong (not a
+ * table, or a torn write); -EINVAL if it is sealed but made for another
+ * pool (another size or geometry) or its generation is out of range
+ * (0, or above QNVRAM_COUNT_MAX).
  */
-int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
-			 const char **why)
+int qnvram_meta_check_header(const struct qnvram_meta *meta, u64 pool_bytes,
+			     const char **why)
 {
 	const struct qnvram_meta_header *h = &meta->hdr;
-	int i, ret;
+	u64 gen = le64_to_cpu(h->generation);
 
 	if (le64_to_cpu(h->magic) != QNVRAM_META_MAGIC) {
 		*why = "no metadata magic";
@@ -138,18 +236,45 @@ int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
 		return -EINVAL;
 	}
 	if (le32_to_cpu(h->nr_entries) != QNVRAM_MAX_REGIONS ||
-	    le64_to_cpu(h->data_offset) != QNVRAM_DATA_OFFSET ||
-	    !le64_to_cpu(h->generation)) {
+	    le64_to_cpu(h->data_offset) != QNVRAM_DATA_OFFSET) {
 		*why = "metadata geometry mismatch";
 		return -EINVAL;
 	}
-	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
-		ret = qnvram_entry_validate(meta, i, pool_bytes, why);
-		if (ret)
-			return ret;
+	if (!gen || gen > QNVRAM_COUNT_MAX) {
+		*why = "metadata generation out of range";
+		return -EINVAL;
 	}
 	*why = "ok";
 	return 0;
+}
+
+/**
+ * qnvram_meta_validate() - check that @meta is a sound table for a pool
+ * @meta: metadata as read from the pool or an image (untrusted)
+ * @pool_bytes: the size of the pool it must describe, bytes
+ * @why: set to a static string naming the first problem found
+ *
+ * The header (qnvram_meta_check_header()) and every entry
+ * (qnvram_meta_check_entry()), with the swap area's size unknown.
+ *
+ * Context: any.
+ * Return: 0 if sound; -EBADMSG if magic, version or checksum are wrong
+ * (not a table, or a torn write); -EINVAL if it is sealed but its
+ * geometry or entries are inconsistent (a different pool size, regions
+ * out of range or overlapping, duplicate names).
+ */
+int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
+			 const char **why)
+{
+	const struct qnvram_geometry geo = {
+		.pool_bytes = pool_bytes, .swap_bytes = QNVRAM_SWAP_UNKNOWN,
+	};
+	int i, ret;
+
+	ret = qnvram_meta_check_header(meta, pool_bytes, why);
+	for (i = 0; !ret && i < QNVRAM_MAX_REGIONS; i++)
+		ret = qnvram_meta_check_entry(meta, i, &geo, why);
+	return ret;
 }
 
 /**
@@ -158,6 +283,7 @@ int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
  * @slot1: metadata slot 1 (untrusted)
  * @pool_bytes: the pool's size, bytes
  *
+ * Context: any.
  * Return: 0 or 1, the valid slot with the higher generation; -EBADMSG if
  * neither is valid.
  */
@@ -324,18 +450,29 @@ void qnvram_meta_space(const struct qnvram_meta *meta, bool swapped,
  * @meta: valid metadata
  * @uid: the owner
  *
- * Return: the sum of the lengths of @uid's regions, bytes.
+ * Entries of a valid table are at most QNVRAM_ENTRY_MAX_BYTES long, so the
+ * sum stays under 2^49; it saturates at QNVRAM_COUNT_MAX all the same (a
+ * table that was never checked), which leaves room to add one more
+ * region's length to it without wrapping.
+ *
+ * Context: any.
+ * Return: the sum of the lengths of @uid's regions, bytes, or
+ * QNVRAM_COUNT_MAX if it is larger.
  */
 u64 qnvram_meta_uid_bytes(const struct qnvram_meta *meta, u32 uid)
 {
-	u64 sum = 0;
+	u64 sum = 0, len;
 	int i;
 
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		const struct qnvram_region_entry *e = &meta->entries[i];
 
-		if (e->flags && le32_to_cpu(e->uid) == uid)
-			sum += le64_to_cpu(e->length);
+		if (!e->flags || le32_to_cpu(e->uid) != uid)
+			continue;
+		len = le64_to_cpu(e->length);
+		if (len > QNVRAM_COUNT_MAX - sum)
+			return QNVRAM_COUNT_MAX;
+		sum += len;
 	}
 	return sum;
 }
@@ -473,9 +610,12 @@ void qnvram_img_seal(struct qnvram_img_header *hdr)
  * @hdr->meta_crc with qnvram_meta_validate() and each region's data_crc.
  * A stale marker (qnvram_img_mark_stale()) is checked like an image.
  *
+ * Context: any.
  * Return: 0; -EBADMSG for no image or a torn one; -EINVAL for an image (or
- * marker) of a pool of another size; -ESTALE for a sound stale marker: the
- * image it was is not the pool's state any more.
+ * marker) of a pool of another size, or fields out of range (more than
+ * QNVRAM_MAX_REGIONS regions, seq 0 or above QNVRAM_COUNT_MAX); -ESTALE
+ * for a sound stale marker: the image it was is not the pool's state any
+ * more.
  */
 int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
 			const char **why)
@@ -499,7 +639,8 @@ int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
 		return -EINVAL;
 	}
 	if (le32_to_cpu(hdr->nr_regions) > QNVRAM_MAX_REGIONS ||
-	    !le64_to_cpu(hdr->seq)) {
+	    !le64_to_cpu(hdr->seq) ||
+	    le64_to_cpu(hdr->seq) > QNVRAM_COUNT_MAX) {
 		*why = "image header fields out of range";
 		return -EINVAL;
 	}

@@ -77,6 +77,27 @@
 #define QNVRAM_ENTRY_SWAPPED	BIT(1)	/* data is in the swap area */
 #define QNVRAM_ENTRY_ALL	(QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED)
 
+/*
+ * The longest region, bytes: QNVRAM_REGION_MAX_BYTES of <linux/qnvram.h>
+ * (qnvram_load.c asserts that they agree). A longer table entry was not
+ * made by qnvram, and 256 entries of at most this sum to under 2^49 bytes.
+ */
+#define QNVRAM_ENTRY_MAX_BYTES	BIT_ULL(40)
+/*
+ * Metadata generations and flush numbers are at most this: a larger one
+ * was not counted up by qnvram (2^63 updates), so it does not validate,
+ * and counting on from a valid one never wraps to 0 unnoticed.
+ */
+#define QNVRAM_COUNT_MAX	(BIT_ULL(63) - 1)
+/*
+ * An adopted pool whose generation is at least this (2^62 updates: never
+ * counted, only read from a damaged or crafted pool) is renumbered from 1,
+ * so that its commits cannot run into QNVRAM_COUNT_MAX.
+ */
+#define QNVRAM_META_GEN_REBASE	BIT_ULL(62)
+/* struct qnvram_geometry.swap_bytes without a backing device. */
+#define QNVRAM_SWAP_UNKNOWN	(~0ULL)
+
 /**
  * struct qnvram_region_entry - one region in the table
  * @flags: QNVRAM_ENTRY_*; 0 for a free slot (all other fields 0 too)
@@ -171,6 +192,18 @@ struct qnvram_space {
 };
 
 /**
+ * struct qnvram_geometry - what the entries of a table must fit
+ * @pool_bytes: the pool's size: resident entries lie in its data area
+ * @swap_bytes: bytes of the backing device's swap area (from its start):
+ *	swapped entries lie inside it; QNVRAM_SWAP_UNKNOWN without a backing
+ *	device (their offsets are then bounded only by not wrapping)
+ */
+struct qnvram_geometry {
+	u64 pool_bytes;
+	u64 swap_bytes;
+};
+
+/**
  * struct qnvram_extent - pool bytes [@off, @end) written as one piece
  * @off: first byte in the pool
  * @end: one past the last byte
@@ -186,6 +219,15 @@ int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
 			 const char **why);
 int qnvram_meta_pick(const struct qnvram_meta *slot0,
 		     const struct qnvram_meta *slot1, u64 pool_bytes);
+int qnvram_meta_check_header(const struct qnvram_meta *meta, u64 pool_bytes,
+			     const char **why);
+int qnvram_meta_check_entry(const struct qnvram_meta *meta, int i,
+			    const struct qnvram_geometry *geo, const char **why);
+unsigned int qnvram_meta_mark_bad(const struct qnvram_meta *meta,
+				  const struct qnvram_geometry *geo,
+				  bool bad[QNVRAM_MAX_REGIONS]);
+void qnvram_meta_drop(struct qnvram_meta *meta,
+		      const bool bad[QNVRAM_MAX_REGIONS]);
 int qnvram_meta_find(const struct qnvram_meta *meta, u32 uid, u32 magic);
 int qnvram_meta_free_slot(const struct qnvram_meta *meta);
 int qnvram_meta_find_gap(const struct qnvram_meta *meta, bool swapped,

@@ -550,7 +550,7 @@ static void sealed_header_geometry_mismatch_is_einval(void **state)
 	set_generation(m, 0);
 	qnvram_meta_seal(m);
 	EXPECT_INT(validate(m, POOL, &why), -EINVAL, "generation 0");
-	EXPECT_WHY(why, "geometry", "generation");
+	EXPECT_WHY(why, "generation", "generation 0");
 	free(m);
 }
 
@@ -1497,8 +1497,15 @@ static void img_validate_rejects_bad_magic_version_and_fields(void **state)
 	img_make(&h, POOL, 0, 1);
 	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EINVAL, "seq 0");
 	EXPECT_WHY(why, "range", "");
+	img_make(&h, POOL, QNVRAM_COUNT_MAX, 1);
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), 0, "seq 2^63-1");
+	img_make(&h, POOL, QNVRAM_COUNT_MAX + 1, 1);
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EINVAL,
+		   "seq 2^63: no flush counted that far");
+	EXPECT_WHY(why, "range", "");
 	img_make(&h, POOL, ~0ULL, 1);
-	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), 0, "seq 2^64-1");
+	EXPECT_INT(qnvram_img_validate(&h, POOL, &why), -EINVAL,
+		   "seq 2^64-1: the next one would wrap to 0");
 }
 
 static void img_pick_takes_higher_seq_of_valid_slots(void **state)
@@ -1604,6 +1611,8 @@ static bool ref_entries_ok(const struct qnvram_meta *m, u64 pool)
 		    f != (QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED))
 			return false;
 		if (!len || len % GRAN || off % GRAN)
+			return false;
+		if (len > QNVRAM_ENTRY_MAX_BYTES)
 			return false;
 		if (f & QNVRAM_ENTRY_SWAPPED) {
 			if (end >= u64_end)
@@ -1770,7 +1779,8 @@ static void validate_survives_100000_random_and_near_valid_tables(void **state)
 			hdr_ok = le64_to_cpu(m->hdr.pool_bytes) == pool &&
 				 le32_to_cpu(m->hdr.nr_entries) == QNVRAM_MAX_REGIONS &&
 				 le64_to_cpu(m->hdr.data_offset) == DOFF &&
-				 m->hdr.generation;
+				 m->hdr.generation &&
+				 le64_to_cpu(m->hdr.generation) <= QNVRAM_COUNT_MAX;
 			qnvram_meta_seal(m);
 			break;
 		case 2:		/* a valid table with random entries, resealed */
@@ -1863,6 +1873,8 @@ static void img_validate_survives_100000_random_headers(void **state)
 				p->pool_bytes = cpu_to_le64(POOL);
 			if (rng_below(2))
 				p->nr_regions = cpu_to_le32(rng_below(300));
+			if (rng_below(4))	/* mostly below 2^63 */
+				p->seq = cpu_to_le64(rng() >> (1 + rng_below(2)));
 			if (rng_below(8) == 0)
 				p->seq = 0;
 		}
@@ -1870,7 +1882,8 @@ static void img_validate_survives_100000_random_headers(void **state)
 			qnvram_img_seal(p);
 			want = le64_to_cpu(p->pool_bytes) != POOL ||
 			       le32_to_cpu(p->nr_regions) > QNVRAM_MAX_REGIONS ||
-			       !p->seq ? -EINVAL : 0;
+			       !p->seq || le64_to_cpu(p->seq) > QNVRAM_COUNT_MAX ?
+			       -EINVAL : 0;
 		}
 		ret = qnvram_img_validate(p, POOL, &why);
 		EXPECT_INT(ret, want, "iteration %ld (kind %d): why \"%s\"",
@@ -2102,7 +2115,249 @@ static void img_pick_matches_model_over_100000_random_pairs(void **state)
 		    "the fuzz must reach every verdict");
 }
 
-/* ==== issue 12 item 6g: write-back staging over gaps ==== */
+/* ==== issue 12 item 6e-g: untrusted fields, write-back staging ==== */
+
+/* The swap area the load tests' geometry has: 1 MiB. */
+#define SWAP		(256 * GRAN)
+
+static const struct qnvram_geometry geo_swap = { POOL, SWAP };
+static const struct qnvram_geometry geo_noswap = { POOL, QNVRAM_SWAP_UNKNOWN };
+
+#define EXPECT_ENTRY(m, i, geo, want, needle, what) do {		\
+	const char *ew_ = NULL;						\
+	int r_ = qnvram_meta_check_entry((m), (i), (geo), &ew_);	\
+	EXPECT_INT(r_, (want), "%s: why \"%s\"", (what), ew_ ? ew_ : "(null)"); \
+	if ((want) && (needle))						\
+		EXPECT_WHY(ew_, (needle), "%s", (what));		\
+} while (0)
+
+/*
+ * (e) A swapped entry must lie inside the backing device's swap area
+ * (known at load), not only not wrap.
+ */
+static void swapped_entry_beyond_the_swap_area_does_not_fit(void **state)
+{
+	struct qnvram_meta *m = meta_new(POOL);
+	bool bad[QNVRAM_MAX_REGIONS];
+
+	(void)state;
+	put_swp(m, 3, 1000, 1, SWAP - 4 * GRAN, 4 * GRAN);
+	EXPECT_ENTRY(m, 3, &geo_swap, 0, NULL, "ends exactly at the swap area's end");
+	put_swp(m, 3, 1000, 1, SWAP - 4 * GRAN, 5 * GRAN);
+	EXPECT_ENTRY(m, 3, &geo_swap, -EINVAL, "swap area", "one granule past its end");
+	put_swp(m, 3, 1000, 1, SWAP, GRAN);
+	EXPECT_ENTRY(m, 3, &geo_swap, -EINVAL, "swap area", "starts at its end");
+	put_swp(m, 3, 1000, 1, 1ULL << 40, GRAN);
+	EXPECT_ENTRY(m, 3, &geo_swap, -EINVAL, "swap area", "1 TiB into a 1 MiB area");
+	EXPECT_ENTRY(m, 3, &geo_noswap, 0, NULL, "no backing device: not bounded");
+	put_swp(m, 4, 1000, 2, 0, 8 * GRAN);
+	qnvram_meta_seal(m);
+	EXPECT_INT(qnvram_meta_mark_bad(m, &geo_swap, bad), 1, "one entry beyond");
+	EXPECT_TRUE(bad[3] && !bad[4], "the entry beyond, not its neighbour");
+	free(m);
+}
+
+/*
+ * (e) Overlaps and duplicates: both entries of the pair are marked (neither
+ * can be told to be the real one), and an entry bad on its own does not
+ * make the entries it would overlap bad.
+ */
+static void conflicting_entries_are_marked_in_pairs(void **state)
+{
+	struct qnvram_meta *m = meta_new(POOL);
+	bool bad[QNVRAM_MAX_REGIONS];
+	int i;
+
+	(void)state;
+	put_res(m, 0, 1000, 1, DOFF, 4 * GRAN);
+	put_res(m, 1, 1001, 1, DOFF + 2 * GRAN, 4 * GRAN);	/* overlaps 0 */
+	put_swp(m, 2, 1002, 1, 0, 8 * GRAN);
+	put_swp(m, 3, 1003, 1, 4 * GRAN, 8 * GRAN);		/* overlaps 2 */
+	put_res(m, 4, 1004, 7, DOFF + 40 * GRAN, GRAN);
+	put_swp(m, 5, 1004, 7, 100 * GRAN, GRAN);		/* same name */
+	put_res(m, 6, 1005, 1, DOFF + 50 * GRAN, GRAN);		/* fine */
+	put_swp(m, 7, 1006, 1, 50 * GRAN, SWAP);		/* beyond: alone */
+	put_swp(m, 8, 1007, 1, 60 * GRAN, GRAN);		/* under 7: fine */
+	put_res(m, 9, 1008, 1, POOL, GRAN);			/* outside */
+	put_res(m, 10, 1009, 1, POOL - GRAN, GRAN);		/* fine */
+	qnvram_meta_seal(m);
+	EXPECT_INT(qnvram_meta_mark_bad(m, &geo_swap, bad), 8, "");
+	for (i = 0; i < 11; i++)
+		EXPECT_TRUE(bad[i] == !(i == 6 || i == 8 || i == 10),
+			    "entry %d: marked %d", i, bad[i]);
+	EXPECT_ENTRY(m, 1, &geo_swap, -EINVAL, "overlap", "resident pair");
+	EXPECT_ENTRY(m, 0, &geo_swap, -EINVAL, "overlap", "the other of the pair");
+	EXPECT_ENTRY(m, 5, &geo_swap, -EINVAL, "same uid", "duplicate name");
+	EXPECT_ENTRY(m, 8, &geo_swap, 0, NULL, "overlaps only an entry bad on its own");
+	qnvram_meta_drop(m, bad);
+	EXPECT_INT(qnvram_meta_mark_bad(m, &geo_swap, bad), 0, "after the drop");
+	EXPECT_TRUE(m->entries[6].flags && m->entries[8].flags &&
+		    m->entries[10].flags && !m->entries[0].flags,
+		    "the fitting entries stay, the others are free");
+	free(m);
+}
+
+/* A model of qnvram_meta_check_entry() over the whole table. */
+static bool ref_alone_ok(const struct qnvram_region_entry *e,
+			 const struct qnvram_geometry *g)
+{
+	u32 f = le32_to_cpu(e->flags);
+	u64 off = le64_to_cpu(e->offset), len = le64_to_cpu(e->length);
+	unsigned __int128 end = (unsigned __int128)off + len;
+
+	if (!f)
+		return !e->uid && !e->magic && !e->data_crc && !off && !len;
+	if (f != QNVRAM_ENTRY_USED &&
+	    f != (QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED))
+		return false;
+	if (!len || len % GRAN || off % GRAN || len > QNVRAM_ENTRY_MAX_BYTES)
+		return false;
+	if (!(f & QNVRAM_ENTRY_SWAPPED))
+		return off >= DOFF && end <= g->pool_bytes;
+	if (end >= (unsigned __int128)1 << 64)
+		return false;
+	return g->swap_bytes == QNVRAM_SWAP_UNKNOWN || end <= g->swap_bytes;
+}
+
+/*
+ * (e) Over 100,000 random tables: mark_bad matches the model, and dropping
+ * the marked entries always leaves a table whose every entry fits.
+ */
+static void drop_of_marked_entries_always_leaves_a_fitting_table(void **state)
+{
+	const u64 pool = DOFF + FUZZ_POOL_GRANULES * GRAN;
+	const struct qnvram_geometry g[2] = {
+		{ pool, FUZZ_SWP_GRANULES * GRAN }, { pool, QNVRAM_SWAP_UNKNOWN },
+	};
+	struct qnvram_meta *m = meta_new(pool);
+	bool bad[QNVRAM_MAX_REGIONS];
+	long iter, marked = 0, clean = 0;
+
+	(void)state;
+	rng_seed_for(__func__);
+	for (iter = 0; iter < 100000; iter++) {
+		const struct qnvram_geometry *geo = &g[iter & 1];
+		int n = 1 + rng_below(8), k, i, j;
+		unsigned int got;
+
+		qnvram_meta_format(m, pool);
+		for (k = 0; k < n; k++)
+			fuzz_entry(m, rng_below(12), pool);
+		got = qnvram_meta_mark_bad(m, geo, bad);
+		for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+			const struct qnvram_region_entry *e = &m->entries[i];
+			bool want = !ref_alone_ok(e, geo);
+
+			for (j = 0; !want && e->flags && j < QNVRAM_MAX_REGIONS; j++) {
+				const struct qnvram_region_entry *o = &m->entries[j];
+				u64 a = le64_to_cpu(e->offset), b = le64_to_cpu(o->offset);
+
+				if (j == i || !o->flags || !ref_alone_ok(o, geo))
+					continue;
+				want = (o->uid == e->uid && o->magic == e->magic) ||
+				       ((o->flags ^ e->flags) == 0 &&
+					a < b + le64_to_cpu(o->length) &&
+					b < a + le64_to_cpu(e->length));
+			}
+			EXPECT_INT(bad[i], want, "iteration %ld, entry %d", iter, i);
+		}
+		marked += got > 0;
+		qnvram_meta_drop(m, bad);
+		EXPECT_INT(qnvram_meta_mark_bad(m, geo, bad), 0,
+			   "iteration %ld: entries left that do not fit", iter);
+		qnvram_meta_seal(m);
+		if (geo->swap_bytes == QNVRAM_SWAP_UNKNOWN) {
+			const char *why;
+
+			EXPECT_INT(qnvram_meta_validate(m, pool, &why), 0,
+				   "iteration %ld: why \"%s\"", iter, why);
+		}
+		clean++;
+	}
+	print_message("%s: %ld tables with entries that did not fit, %ld left clean\n",
+		      __func__, marked, clean);
+	EXPECT_TRUE(marked > 30000 && marked < 95000, "the fuzz must reach both");
+	free(m);
+}
+
+/*
+ * (f) An entry longer than the longest region does not fit, whatever the
+ * swap area: with 256 entries the per-uid sum then stays below 2^49, so no
+ * crafted table can wrap a uid's bytes under its quota. Fails on the old
+ * code: a swapped entry of 2^62 bytes validated.
+ */
+static void validate_rejects_entries_longer_than_the_longest_region(void **state)
+{
+	struct qnvram_meta *m = meta_base();
+	const char *why;
+	int i;
+
+	(void)state;
+	put_swp(m, 5, 1000, 9, 64 * GRAN, QNVRAM_ENTRY_MAX_BYTES);
+	expect_valid(m, POOL, "swapped, exactly the longest region");
+	put_swp(m, 5, 1000, 9, 64 * GRAN, QNVRAM_ENTRY_MAX_BYTES + GRAN);
+	expect_invalid(m, POOL, "longest", "swapped, one granule longer");
+	put_swp(m, 5, 1000, 9, 64 * GRAN, 1ULL << 62);
+	expect_invalid(m, POOL, "longest", "swapped, 2^62 bytes");
+	free(m);
+
+	/* The most a valid table can give one uid: 256 longest regions. */
+	m = meta_new(POOL);
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++)
+		put_swp(m, i, 1000, i, (u64)i * QNVRAM_ENTRY_MAX_BYTES,
+			QNVRAM_ENTRY_MAX_BYTES);
+	qnvram_meta_seal(m);
+	EXPECT_INT(validate(m, POOL, &why), 0, "why \"%s\"", why);
+	EXPECT_U64(qnvram_meta_uid_bytes(m, 1000),
+		   QNVRAM_MAX_REGIONS * QNVRAM_ENTRY_MAX_BYTES, "no wrap");
+	free(m);
+}
+
+/*
+ * (f) A table nobody checked: the sum saturates instead of wrapping to a
+ * small number that would pass the quota check. Fails on the old code:
+ * 2^63 + 2^63 + 4 KiB summed to 4 KiB.
+ */
+static void uid_bytes_saturates_instead_of_wrapping(void **state)
+{
+	struct qnvram_meta *m = meta_new(POOL);
+	u64 sum;
+
+	(void)state;
+	put_swp(m, 0, 1000, 1, 0, 1ULL << 63);
+	put_swp(m, 1, 1000, 2, 0, 1ULL << 63);
+	put_swp(m, 2, 1000, 3, 0, GRAN);
+	sum = qnvram_meta_uid_bytes(m, 1000);
+	EXPECT_U64(sum, QNVRAM_COUNT_MAX, "2^63 + 2^63 + 4 KiB: saturated");
+	EXPECT_TRUE(sum + QNVRAM_ENTRY_MAX_BYTES > sum,
+		    "adding one more region to it cannot wrap either");
+	EXPECT_U64(qnvram_meta_uid_bytes(m, 1001), 0, "another uid");
+	free(m);
+}
+
+/* Generations and flush numbers stop at 2^63 - 1: counting on never wraps. */
+static void generation_and_seq_above_2_63_are_out_of_range(void **state)
+{
+	struct qnvram_meta *m = meta_new(POOL);
+	const char *why;
+
+	(void)state;
+	set_generation(m, QNVRAM_COUNT_MAX);
+	qnvram_meta_seal(m);
+	EXPECT_INT(qnvram_meta_check_header(m, POOL, &why), 0, "2^63 - 1");
+	set_generation(m, QNVRAM_COUNT_MAX + 1);
+	qnvram_meta_seal(m);
+	EXPECT_INT(qnvram_meta_check_header(m, POOL, &why), -EINVAL, "2^63");
+	EXPECT_WHY(why, "generation", "");
+	set_generation(m, ~0ULL);
+	qnvram_meta_seal(m);
+	EXPECT_INT(validate(m, POOL, &why), -EINVAL,
+		   "2^64 - 1: its next commit would be generation 0");
+	EXPECT_TRUE(QNVRAM_COUNT_MAX - (QNVRAM_META_GEN_REBASE - 1) >=
+		    QNVRAM_META_GEN_REBASE,
+		    "a pool adopted without renumbering has 2^62 commits before the limit");
+	free(m);
+}
 
 /*
  * (g) A write-back merges regions across gaps; the gap bytes in the image
@@ -2252,6 +2507,12 @@ int main(void)
 		cmocka_unit_test(img_pick_never_restores_an_image_a_marker_supersedes),
 		cmocka_unit_test(img_newest_and_stale_seq_count_markers),
 		cmocka_unit_test(img_pick_matches_model_over_100000_random_pairs),
+		cmocka_unit_test(swapped_entry_beyond_the_swap_area_does_not_fit),
+		cmocka_unit_test(conflicting_entries_are_marked_in_pairs),
+		cmocka_unit_test(drop_of_marked_entries_always_leaves_a_fitting_table),
+		cmocka_unit_test(validate_rejects_entries_longer_than_the_longest_region),
+		cmocka_unit_test(uid_bytes_saturates_instead_of_wrapping),
+		cmocka_unit_test(generation_and_seq_above_2_63_are_out_of_range),
 		cmocka_unit_test(stage_writes_zeros_where_freed_regions_left_their_bytes),
 		cmocka_unit_test(extents_of_adjacent_regions_need_no_merging),
 	};
