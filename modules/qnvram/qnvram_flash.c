@@ -173,34 +173,66 @@ static u64 qnvram_img_base(struct qnvram_pool *pool, int slot)
 	return slot * qnvram_img_slot_bytes(pool->bytes);
 }
 
+/* Say what a header block of another pool size in image @slot is. */
+static void qnvram_img_foreign(struct qnvram_pool *pool, int slot,
+			       const struct qnvram_img_header *h,
+			       enum qnvram_img_kind kind)
+{
+	u64 bytes = le64_to_cpu(h->pool_bytes);
+
+	if (slot) {
+		pr_warn("image slot 1 looks like a header of a pool of %llu bytes, where no pool of that size keeps one (another size's data or swap): ignored; a flush into slot 1 overwrites it\n",
+			bytes);
+	} else if (kind == QNVRAM_IMG_FOREIGN_IMAGE) {
+		pool->img_foreign_bytes = bytes;
+		pr_warn("image slot 0 holds image %llu of a pool of %llu bytes, not of this pool's %llu\n",
+			le64_to_cpu(h->seq), bytes, pool->bytes);
+	} else {
+		pr_warn("image slot 0 holds a stale marker of a pool of %llu bytes: nothing to restore (an image of this size in slot 1 is older)\n",
+			bytes);
+	}
+}
+
 /*
- * Find the newest image whose header and metadata are both sound, and keep
- * its metadata. A damaged newest image falls back to the older one, which
- * the next flush then does not overwrite. An image that a stale marker
- * supersedes is never taken (pool->img_stale_seq says which flush the
- * marker retired); new images are numbered above every header found.
+ * Find the image that a cold boot restores: the newest whose header and
+ * metadata header are sound (its entries are judged by qnvram_pool_load()),
+ * and keep its metadata. A damaged newest image falls back to the older
+ * one, which the next flush then does not overwrite. An image that a stale
+ * marker supersedes is never taken (pool->img_stale_seq says which flush
+ * the marker retired), nor any when image slot 0 holds an image of another
+ * pool size (pool->img_foreign_bytes; qnvram_img_choose()). New images are
+ * numbered above every header of this size found. A header or table that
+ * cannot be read is remembered (pool->img_read_error): the load then
+ * refuses rather than take an older image for the newest one.
  */
 static void qnvram_img_scan(struct qnvram_pool *pool)
 {
 	struct qnvram_img_header h[QNVRAM_NR_IMG_SLOTS] = {};
+	enum qnvram_img_kind kind;
 	struct qnvram_meta *meta;
 	const char *why;
 	u64 magic;
 	int slot, i, ret;
 
 	for (slot = 0; slot < QNVRAM_NR_IMG_SLOTS; slot++) {
-		if (qnvram_bio_rw(pool, REQ_OP_READ, qnvram_img_base(pool, slot),
-				  QNVRAM_GRANULE))
+		ret = qnvram_bio_rw(pool, REQ_OP_READ, qnvram_img_base(pool, slot),
+				    QNVRAM_GRANULE);
+		if (ret) {
+			pr_err("image slot %d: cannot read its header (%d)\n",
+			       slot, ret);
+			pool->img_read_error = pool->img_read_error ?: ret;
 			continue;
+		}
 		memcpy(&h[slot], qnvram_sync_buf(pool), sizeof(h[slot]));
-		/* A blank slot is normal; anything else is worth a line. */
-		ret = qnvram_img_validate(&h[slot], pool->bytes, &why);
+		kind = qnvram_img_classify(&h[slot], pool->bytes, &why);
 		magic = le64_to_cpu(h[slot].magic);
-		if (ret && ret != -ESTALE && (magic == QNVRAM_IMG_MAGIC ||
-					      magic == QNVRAM_IMG_STALE_MAGIC))
+		if (kind == QNVRAM_IMG_FOREIGN_IMAGE ||
+		    kind == QNVRAM_IMG_FOREIGN_MARKER)
+			qnvram_img_foreign(pool, slot, &h[slot], kind);
+		/* A blank slot is normal; anything else is worth a line. */
+		else if (kind == QNVRAM_IMG_NONE && (magic == QNVRAM_IMG_MAGIC ||
+						     magic == QNVRAM_IMG_STALE_MAGIC))
 			pr_warn("image slot %d: %s\n", slot, why);
-		if (ret == -EINVAL)
-			pool->img_foreign = true;
 	}
 	slot = qnvram_img_newest(&h[0], &h[1], pool->bytes);
 	if (slot >= 0) {
@@ -211,7 +243,7 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 	if (!meta)
 		return;
 	for (i = 0; i < QNVRAM_NR_IMG_SLOTS; i++) {
-		slot = qnvram_img_pick(&h[0], &h[1], pool->bytes);
+		slot = qnvram_img_choose(&h[0], &h[1], pool->bytes);
 		if (slot == -ESTALE)
 			pool->img_stale_seq = qnvram_img_stale_seq(&h[0], &h[1],
 								   pool->bytes);
@@ -222,13 +254,14 @@ static void qnvram_img_scan(struct qnvram_pool *pool)
 				    QNVRAM_IMG_HDR_BYTES, QNVRAM_META_IO_BYTES);
 		if (!ret) {
 			memcpy(meta, qnvram_sync_buf(pool), sizeof(*meta));
-			ret = qnvram_meta_validate(meta, pool->bytes, &why);
+			ret = qnvram_meta_check_header(meta, pool->bytes, &why);
 			if (!ret && meta->hdr.crc != h[slot].meta_crc) {
 				why = "metadata does not match the image header";
 				ret = -EBADMSG;
 			}
 		} else {
 			why = "read error";
+			pool->img_read_error = pool->img_read_error ?: ret;
 		}
 		if (!ret) {
 			pool->img_slot = slot;
@@ -812,30 +845,29 @@ out_error:
 }
 
 /**
- * qnvram_restore() - rebuild the pool from the newest valid flash image
+ * qnvram_restore() - rebuild the pool from the current flash image
  * @pool: the pool; caller holds @pool->lock
+ * @salvage: a region whose bytes cannot be read is dropped, not an error
  *
  * Uses the image that qnvram_backing_open() found (header and metadata
- * sound, not superseded by a stale marker). Regions whose data fails its
- * checksum are dropped (and counted), the others are copied into the pool;
- * the metadata is then committed. The image stays current.
+ * sound, not superseded by a stale marker), its table checked by the
+ * caller (qnvram_pool_load()). Regions whose data fails its checksum are
+ * dropped (and counted), the others are copied into the pool; the
+ * metadata is then committed. The image stays current. A read error ends
+ * the restore before anything is committed or written to the device, so
+ * the image is still there for the next try.
  *
  * Context: process, may sleep.
- * Return: 0; -ENOENT when no valid image exists, or only a stale one (said
- * in the log and counted); -EIO.
+ * Return: 0; -ENOENT without a current image; the read error (-EIO) of a
+ * region's bytes, unless @salvage.
  */
-int qnvram_restore(struct qnvram_pool *pool)
+int qnvram_restore(struct qnvram_pool *pool, bool salvage)
 {
 	u64 base;
 	u32 nr = 0;
 	int i, ret;
 
 	lockdep_assert_held(&pool->lock);
-	if (!pool->img_meta && pool->img_stale_seq) {
-		pr_warn("no current flash image: the image is stale (superseded after flush %llu), the pool changed after that flush; not restored\n",
-			pool->img_stale_seq);
-		pool->stats.restore_stale++;
-	}
 	if (!pool->img_meta)
 		return -ENOENT;
 	base = qnvram_img_base(pool, pool->img_slot);
@@ -844,18 +876,23 @@ int qnvram_restore(struct qnvram_pool *pool)
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
 		struct qnvram_region_entry *e = &pool->meta->entries[i];
 		u64 off = le64_to_cpu(e->offset), len = le64_to_cpu(e->length);
+		u64 pos = base + QNVRAM_IMG_HDR_BYTES + off;
 		u32 crc = 0;
 
 		if (!e->flags || (le32_to_cpu(e->flags) & QNVRAM_ENTRY_SWAPPED))
 			continue;
-		ret = qnvram_read_range(pool, off, len,
-					base + QNVRAM_IMG_HDR_BYTES + off, &crc);
-		if (ret)
+		ret = qnvram_read_range(pool, off, len, pos, &crc);
+		if (ret && !salvage) {
+			pr_err("image %llu: region uid %u magic %#x cannot be read (device bytes %#llx-%#llx): %d\n",
+			       le64_to_cpu(pool->img_hdr.seq), le32_to_cpu(e->uid),
+			       le32_to_cpu(e->magic), pos, pos + len - 1, ret);
 			return ret;
-		if (crc != le32_to_cpu(e->data_crc)) {
-			pr_warn("image %llu: region uid %u magic %#x fails its checksum: dropped\n",
+		}
+		if (ret || crc != le32_to_cpu(e->data_crc)) {
+			pr_warn("image %llu: region uid %u magic %#x %s: dropped\n",
 				le64_to_cpu(pool->img_hdr.seq), le32_to_cpu(e->uid),
-				le32_to_cpu(e->magic));
+				le32_to_cpu(e->magic), ret ?
+				"cannot be read (salvage=1)" : "fails its checksum");
 			memset(e, 0, sizeof(*e));
 			pool->stats.restore_dropped++;
 			continue;

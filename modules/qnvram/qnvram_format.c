@@ -305,6 +305,82 @@ int qnvram_meta_pick(const struct qnvram_meta *slot0,
 }
 
 /**
+ * qnvram_meta_choose() - the pool slot a load adopts
+ * @slot0: metadata slot 0 (untrusted)
+ * @slot1: metadata slot 1 (untrusted)
+ * @pool_bytes: the pool's size, bytes
+ * @foreign: set when a slot holds a sealed table made for another pool
+ *
+ * Unlike qnvram_meta_pick(), the entries do not count: the newest table
+ * of this pool is the pool's state, and entries of it that do not fit are
+ * refused or dropped (qnvram_load_decide()), never silently exchanged for
+ * the older slot's table (which would undo the last commit).
+ *
+ * Context: any.
+ * Return: 0 or 1, the slot with a sound header (qnvram_meta_check_header())
+ * and the higher generation; -EBADMSG if neither has one.
+ */
+int qnvram_meta_choose(const struct qnvram_meta *slot0,
+		       const struct qnvram_meta *slot1, u64 pool_bytes,
+		       bool *foreign)
+{
+	const char *why;
+	int ret0 = qnvram_meta_check_header(slot0, pool_bytes, &why);
+	int ret1 = qnvram_meta_check_header(slot1, pool_bytes, &why);
+
+	*foreign = ret0 == -EINVAL || ret1 == -EINVAL;
+	if (!ret0 && !ret1)
+		return le64_to_cpu(slot1->hdr.generation) >
+		       le64_to_cpu(slot0->hdr.generation);
+	if (!ret0)
+		return 0;
+	if (!ret1)
+		return 1;
+	return -EBADMSG;
+}
+
+/**
+ * qnvram_meta_invalidate() - make a metadata slot hold no table
+ * @meta: the slot; the caller persists its header
+ *
+ * Clears the header: no magic, and no checksum over what is left. A load
+ * that discards a pool does this to both slots, durably, before it writes
+ * the new table, so that a reset at any point cannot bring back the
+ * discarded table from the slot the new one did not overwrite.
+ *
+ * Context: any.
+ */
+void qnvram_meta_invalidate(struct qnvram_meta *meta)
+{
+	memset(&meta->hdr, 0, sizeof(meta->hdr));
+}
+
+/**
+ * qnvram_meta_discard() - make neither of a pool's metadata slots a table
+ * @slot: the pool's two slots (untrusted contents)
+ * @persist: makes bytes of a slot durable (qnvram_persist()); called after
+ *	each slot's invalidation
+ *
+ * The slot with the lower generation goes first: a reset between the two
+ * then leaves the newer table, the pool as it was before the load, never
+ * the one before that (which would undo a commit).
+ *
+ * Context: any; as @persist.
+ */
+void qnvram_meta_discard(struct qnvram_meta *const slot[QNVRAM_NR_META_SLOTS],
+			 void (*persist)(void *addr, size_t bytes))
+{
+	int i = le64_to_cpu(slot[1]->hdr.generation) <
+		le64_to_cpu(slot[0]->hdr.generation);
+	int n;
+
+	for (n = 0; n < QNVRAM_NR_META_SLOTS; n++, i ^= 1) {
+		qnvram_meta_invalidate(slot[i]);
+		persist(&slot[i]->hdr, sizeof(slot[i]->hdr));
+	}
+}
+
+/**
  * qnvram_meta_find() - look a region up by its name
  * @meta: valid metadata
  * @uid: owner
@@ -748,4 +824,137 @@ u64 qnvram_img_stale_seq(const struct qnvram_img_header *slot0,
 	int stale = qnvram_img_highest(h, pool_bytes, false, true);
 
 	return stale >= 0 ? le64_to_cpu(h[stale]->seq) : 0;
+}
+
+/**
+ * qnvram_img_classify() - what an image slot's header block holds
+ * @hdr: the header (untrusted)
+ * @pool_bytes: this pool's size, bytes
+ * @why: set to a static string naming what it is or what is wrong
+ *
+ * A header of another pool size counts only if it is sound as a header of
+ * that size (qnvram_img_validate() with its own pool_bytes, which must be a
+ * possible pool size); a sealed header of this size with fields out of
+ * range is no header.
+ *
+ * Context: any.
+ * Return: enum qnvram_img_kind.
+ */
+enum qnvram_img_kind qnvram_img_classify(const struct qnvram_img_header *hdr,
+					 u64 pool_bytes, const char **why)
+{
+	u64 theirs = le64_to_cpu(hdr->pool_bytes);
+	const char *own;
+	int ret;
+
+	ret = qnvram_img_validate(hdr, pool_bytes, why);
+	if (!ret)
+		return QNVRAM_IMG_IMAGE;
+	if (ret == -ESTALE)
+		return QNVRAM_IMG_MARKER;
+	if (ret == -EBADMSG || theirs == pool_bytes)
+		return QNVRAM_IMG_NONE;
+	ret = qnvram_img_validate(hdr, theirs, &own);
+	if ((ret && ret != -ESTALE) || theirs % QNVRAM_GRANULE ||
+	    theirs < QNVRAM_MIN_POOL_BYTES) {
+		*why = "image header fields out of range";
+		return QNVRAM_IMG_NONE;
+	}
+	*why = "image is of a pool of another size";
+	return ret ? QNVRAM_IMG_FOREIGN_MARKER : QNVRAM_IMG_FOREIGN_IMAGE;
+}
+
+/**
+ * qnvram_img_choose() - the image slot a cold boot restores
+ * @slot0: header of image slot 0 (untrusted)
+ * @slot1: header of image slot 1 (untrusted)
+ * @pool_bytes: the pool's size, bytes
+ *
+ * qnvram_img_pick(), except when slot 0 holds a header of another pool
+ * size. Slot 0 is at the same place for every size and a pool writes it
+ * first whenever it holds another size's header, so such a header is the
+ * newest thing on the device: an image of this size in slot 1 is older
+ * (the pool changed size since) and is not restored either. A header of
+ * another size in slot 1 does not matter: no pool of that size has a
+ * header there (qnvram_img_pick() passes it over).
+ *
+ * Context: any.
+ * Return: 0 or 1, the image to restore; -EXDEV when slot 0 holds an image
+ * of another pool size (the device's newest state is that pool's); -ESTALE
+ * when a stale marker supersedes every image; -ENOENT when there is no
+ * image, or slot 0 holds a stale marker of another size.
+ */
+int qnvram_img_choose(const struct qnvram_img_header *slot0,
+		      const struct qnvram_img_header *slot1, u64 pool_bytes)
+{
+	const char *why;
+
+	switch (qnvram_img_classify(slot0, pool_bytes, &why)) {
+	case QNVRAM_IMG_FOREIGN_IMAGE:
+		return -EXDEV;
+	case QNVRAM_IMG_FOREIGN_MARKER:
+		return -ENOENT;
+	default:
+		return qnvram_img_pick(slot0, slot1, pool_bytes);
+	}
+}
+
+/**
+ * qnvram_load_decide() - what a load does with what it found
+ * @f: the facts: the pool slots, the images, the parameters
+ * @plan: filled with the action and what to discard on the way
+ *
+ * In order: reformat=1 formats, discarding the pool in RAM and retiring a
+ * current image. A pool in RAM is adopted (a warm reboot), unless entries
+ * of it do not fit. Otherwise (a cold boot) the current image is restored,
+ * unless the image could not be read, slot 0 holds another size's image
+ * (the newest state on the device), or entries of its table do not fit;
+ * with no image the pool is formatted; a pool in RAM made for another
+ * size is not formatted over. Each "unless" refuses the load, changing
+ * nothing, or with salvage=1 discards just that: the entries are dropped,
+ * the other-size pool or image is not kept, what cannot be read is gone.
+ *
+ * Context: any.
+ */
+void qnvram_load_decide(const struct qnvram_load_facts *f,
+			struct qnvram_load_plan *plan)
+{
+	enum qnvram_load_why why = QNVRAM_WHY_NONE;
+
+	memset(plan, 0, sizeof(*plan));
+	if (f->reformat) {
+		plan->action = QNVRAM_LOAD_FORMAT;
+		plan->discard_ram = true;
+		plan->retire_image = f->img_slot >= 0;
+		return;
+	}
+	if (f->ram_slot >= 0) {
+		plan->action = QNVRAM_LOAD_ADOPT;
+		plan->drop = f->ram_bad > 0;
+		if (f->ram_bad)
+			why = QNVRAM_WHY_POOL_ENTRIES;
+	} else {
+		if (f->ram_foreign)
+			why = QNVRAM_WHY_FOREIGN_POOL;
+		plan->action = QNVRAM_LOAD_FORMAT;
+		plan->discard_ram = true;
+		if (f->backing && why == QNVRAM_WHY_NONE) {
+			if (f->img_read_error)
+				why = QNVRAM_WHY_READ_ERROR;
+			else if (f->img_slot == -EXDEV)
+				why = QNVRAM_WHY_FOREIGN_IMAGE;
+			else if (f->img_slot >= 0 && f->img_bad)
+				why = QNVRAM_WHY_IMAGE_ENTRIES;
+		}
+		if (f->backing && f->img_slot >= 0) {
+			plan->action = QNVRAM_LOAD_RESTORE;
+			plan->drop = f->img_bad > 0;
+		}
+	}
+	/* salvage=1 takes what is left; without it, nothing is changed. */
+	if (why != QNVRAM_WHY_NONE && !f->salvage) {
+		memset(plan, 0, sizeof(*plan));
+		plan->action = QNVRAM_LOAD_REFUSE;
+		plan->why = why;
+	}
 }

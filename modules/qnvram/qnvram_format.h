@@ -33,6 +33,16 @@
  * *stale marker* (the same header under QNVRAM_IMG_STALE_MAGIC). A marker
  * of flush N supersedes every image numbered N or lower, so neither that
  * image nor the older one in the other slot is restored.
+ *
+ * Slot 0's header is at byte 0 for every pool size, slot 1's moves with it.
+ * So a header of another pool size in slot 0 is that pool's newest image or
+ * marker (a pool writes slot 0 first whenever slot 0 is not its own), and
+ * one in slot 1 is no header at all: bytes of another size's data or swap.
+ *
+ * Everything read from the pool or the device is untrusted: every field is
+ * bounded before use (qnvram_meta_check_header(), qnvram_meta_check_entry(),
+ * qnvram_img_classify()), and what does not fit is refused or, when the
+ * load is told to (salvage=1), dropped (qnvram_load_decide()).
  */
 #ifndef _QNVRAM_FORMAT_H
 #define _QNVRAM_FORMAT_H
@@ -213,6 +223,80 @@ struct qnvram_extent {
 	u64 end;
 };
 
+/* What an image slot's header block holds (qnvram_img_classify()). */
+enum qnvram_img_kind {
+	QNVRAM_IMG_NONE,		/* blank, torn, or fields out of range */
+	QNVRAM_IMG_IMAGE,		/* an image of this pool */
+	QNVRAM_IMG_MARKER,		/* a stale marker of this pool */
+	QNVRAM_IMG_FOREIGN_IMAGE,	/* an image of a pool of another size */
+	QNVRAM_IMG_FOREIGN_MARKER,	/* a marker of a pool of another size */
+};
+
+/* What a load does with the pool (qnvram_load_decide()). */
+enum qnvram_load_action {
+	QNVRAM_LOAD_REFUSE,	/* nothing: the module does not load */
+	QNVRAM_LOAD_ADOPT,	/* the pool RAM kept (a warm reboot) */
+	QNVRAM_LOAD_RESTORE,	/* the current flash image (a cold boot) */
+	QNVRAM_LOAD_FORMAT,	/* an empty pool */
+};
+
+/* Why a load refuses (qnvram_load_decide()). */
+enum qnvram_load_why {
+	QNVRAM_WHY_NONE,
+	QNVRAM_WHY_FOREIGN_POOL,	/* the pool in RAM is of another size */
+	QNVRAM_WHY_POOL_ENTRIES,	/* entries of the pool in RAM do not fit */
+	QNVRAM_WHY_READ_ERROR,		/* an image header or table unreadable */
+	QNVRAM_WHY_FOREIGN_IMAGE,	/* image slot 0 is another size's image */
+	QNVRAM_WHY_IMAGE_ENTRIES,	/* entries of the image do not fit */
+};
+
+/**
+ * struct qnvram_load_facts - what a load found, for qnvram_load_decide()
+ * @ram_slot: qnvram_meta_choose() of the pool's slots: 0, 1, or < 0
+ * @ram_foreign: a pool slot holds a sealed table of another pool
+ * @ram_bad: entries of @ram_slot's table that do not fit
+ *	(qnvram_meta_mark_bad())
+ * @backing: a backing device is open
+ * @img_slot: the image a cold boot would restore (its header and table
+ *	sound): 0 or 1; else -EXDEV (image slot 0 holds an image of another
+ *	pool size), -ESTALE (only stale images) or -ENOENT (none)
+ * @img_bad: entries of @img_slot's table that do not fit
+ * @img_read_error: 0, or the errno of an image header or table that could
+ *	not be read
+ * @reformat: reformat=1: discard everything
+ * @salvage: salvage=1: keep what fits, discard the rest
+ */
+struct qnvram_load_facts {
+	int ram_slot;
+	bool ram_foreign;
+	unsigned int ram_bad;
+	bool backing;
+	int img_slot;
+	unsigned int img_bad;
+	int img_read_error;
+	bool reformat;
+	bool salvage;
+};
+
+/**
+ * struct qnvram_load_plan - what a load does, from qnvram_load_decide()
+ * @action: enum qnvram_load_action
+ * @why: for QNVRAM_LOAD_REFUSE, enum qnvram_load_why
+ * @drop: drop the entries that do not fit from the adopted or restored
+ *	table first
+ * @discard_ram: make neither pool slot a table, durably, before writing
+ *	the new one (qnvram_meta_invalidate())
+ * @retire_image: mark the current image stale before anything else: it is
+ *	not restored, and a cold boot must not bring it back either
+ */
+struct qnvram_load_plan {
+	enum qnvram_load_action action;
+	enum qnvram_load_why why;
+	bool drop;
+	bool discard_ram;
+	bool retire_image;
+};
+
 void qnvram_meta_format(struct qnvram_meta *meta, u64 pool_bytes);
 void qnvram_meta_seal(struct qnvram_meta *meta);
 int qnvram_meta_validate(const struct qnvram_meta *meta, u64 pool_bytes,
@@ -228,6 +312,17 @@ unsigned int qnvram_meta_mark_bad(const struct qnvram_meta *meta,
 				  bool bad[QNVRAM_MAX_REGIONS]);
 void qnvram_meta_drop(struct qnvram_meta *meta,
 		      const bool bad[QNVRAM_MAX_REGIONS]);
+int qnvram_meta_choose(const struct qnvram_meta *slot0,
+		       const struct qnvram_meta *slot1, u64 pool_bytes,
+		       bool *foreign);
+void qnvram_meta_invalidate(struct qnvram_meta *meta);
+void qnvram_meta_discard(struct qnvram_meta *const slot[QNVRAM_NR_META_SLOTS],
+			 void (*persist)(void *addr, size_t bytes));
+unsigned int qnvram_meta_extents(const struct qnvram_meta *meta,
+				 struct qnvram_extent ext[QNVRAM_MAX_REGIONS],
+				 unsigned int max);
+void qnvram_meta_stage(const struct qnvram_meta *meta, const void *pool_base,
+		       const struct qnvram_extent *ext, void *dst);
 int qnvram_meta_find(const struct qnvram_meta *meta, u32 uid, u32 magic);
 int qnvram_meta_free_slot(const struct qnvram_meta *meta);
 int qnvram_meta_find_gap(const struct qnvram_meta *meta, bool swapped,
@@ -237,11 +332,6 @@ void qnvram_meta_space(const struct qnvram_meta *meta, bool swapped,
 		       u64 area_start, u64 area_end,
 		       struct qnvram_space *space);
 u64 qnvram_meta_uid_bytes(const struct qnvram_meta *meta, u32 uid);
-unsigned int qnvram_meta_extents(const struct qnvram_meta *meta,
-				 struct qnvram_extent ext[QNVRAM_MAX_REGIONS],
-				 unsigned int max);
-void qnvram_meta_stage(const struct qnvram_meta *meta, const void *pool_base,
-		       const struct qnvram_extent *ext, void *dst);
 
 void qnvram_img_seal(struct qnvram_img_header *hdr);
 int qnvram_img_validate(const struct qnvram_img_header *hdr, u64 pool_bytes,
@@ -253,6 +343,13 @@ int qnvram_img_newest(const struct qnvram_img_header *slot0,
 		      const struct qnvram_img_header *slot1, u64 pool_bytes);
 u64 qnvram_img_stale_seq(const struct qnvram_img_header *slot0,
 			 const struct qnvram_img_header *slot1, u64 pool_bytes);
+enum qnvram_img_kind qnvram_img_classify(const struct qnvram_img_header *hdr,
+					 u64 pool_bytes, const char **why);
+int qnvram_img_choose(const struct qnvram_img_header *slot0,
+		      const struct qnvram_img_header *slot1, u64 pool_bytes);
+
+void qnvram_load_decide(const struct qnvram_load_facts *f,
+			struct qnvram_load_plan *plan);
 
 /* Bytes of one image slot on the backing device for a pool of @pool_bytes. */
 static inline u64 qnvram_img_slot_bytes(u64 pool_bytes)

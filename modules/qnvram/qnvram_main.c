@@ -559,6 +559,7 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("img_retire_errors", pool->stats.img_retire_errors);
 	QNVRAM_STAT("restore_stale", pool->stats.restore_stale);
 	QNVRAM_STAT("wb_stale", pool->stats.wb_stale);
+	QNVRAM_STAT("load_dropped_regions", pool->stats.load_dropped);
 	mutex_unlock(&pool->lock);
 #undef QNVRAM_STAT
 	return n;

@@ -73,7 +73,8 @@ struct qnvram_region_rt {
  * @swap_outs: regions written out to make room in the pool
  * @swap_ins: regions read back on retrieve
  * @swap_bytes: bytes swapped out
- * @restore_dropped: regions dropped at restore for a bad checksum
+ * @restore_dropped: regions dropped at restore for a bad checksum, or with
+ *	salvage=1 because their image bytes could not be read
  * @frozen_faults: page faults that found the pool frozen after a shutdown
  *	flush and waited
  * @wb_started: background write-backs started (through freeblock)
@@ -111,6 +112,8 @@ struct qnvram_region_rt {
  *	and formatted the pool instead of restoring it
  * @wb_stale: background write-backs not committed because the pool
  *	changed between their snapshot and their commit
+ * @load_dropped: table entries (of the adopted pool or the restored image)
+ *	that did not fit the pool or the swap area, dropped with salvage=1
  *
  * Protected by qnvram_pool.lock, except @power_key_presses (written in
  * atomic context by the input handler, read racily).
@@ -153,6 +156,7 @@ struct qnvram_stats {
 	u64 img_retire_errors;
 	u64 restore_stale;
 	u64 wb_stale;
+	u64 load_dropped;
 };
 
 /**
@@ -413,10 +417,13 @@ struct qnvram_bgswap {
  *	restores it, so the swap space its swapped regions use is not reused,
  *	and nothing may change in the pool before qnvram_img_retire() has
  *	made it stale on the device
- * @img_foreign: an image slot holds a sealed image that does not fit this
- *	pool (another size): loading refuses to overwrite it unless told to
+ * @img_foreign_bytes: image slot 0 holds an image of a pool of this many
+ *	bytes, not this pool's size (0: it does not): the newest state on the
+ *	device, which loading does not overwrite unless told to
  * @img_stale_seq: the flush whose stale marker the load found instead of a
  *	current image (0: none)
+ * @img_read_error: the errno of an image header or table that could not be
+ *	read at load (0: none)
  *
  * Retiring the current image (qnvram_flash.c), the write itself without
  * @lock:
@@ -464,8 +471,9 @@ struct qnvram_pool {
 	u64 img_seq;
 	struct qnvram_img_header img_hdr;
 	struct qnvram_meta *img_meta;
-	bool img_foreign;
+	u64 img_foreign_bytes;
 	u64 img_stale_seq;
+	int img_read_error;
 
 	bool img_marking;
 	u64 img_marked_seq;
@@ -535,7 +543,7 @@ int qnvram_pool_load(struct qnvram_pool *pool, const char *backing);
 int qnvram_backing_open(struct qnvram_pool *pool, const char *path);
 void qnvram_backing_close(struct qnvram_pool *pool);
 int qnvram_flush(struct qnvram_pool *pool);
-int qnvram_restore(struct qnvram_pool *pool);
+int qnvram_restore(struct qnvram_pool *pool, bool salvage);
 int qnvram_swap_out(struct qnvram_pool *pool, int slot);
 int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset);
 int qnvram_triggers_init(struct qnvram_pool *pool);

@@ -2115,13 +2115,317 @@ static void img_pick_matches_model_over_100000_random_pairs(void **state)
 		    "the fuzz must reach every verdict");
 }
 
-/* ==== issue 12 item 6e-g: untrusted fields, write-back staging ==== */
+/* ==== issue 12 item 6: load decisions over untrusted pools and images ==== */
 
 /* The swap area the load tests' geometry has: 1 MiB. */
 #define SWAP		(256 * GRAN)
 
 static const struct qnvram_geometry geo_swap = { POOL, SWAP };
 static const struct qnvram_geometry geo_noswap = { POOL, QNVRAM_SWAP_UNKNOWN };
+
+static const char *kindname(enum qnvram_img_kind k)
+{
+	static const char *const names[] = {
+		[QNVRAM_IMG_NONE] = "NONE", [QNVRAM_IMG_IMAGE] = "IMAGE",
+		[QNVRAM_IMG_MARKER] = "MARKER",
+		[QNVRAM_IMG_FOREIGN_IMAGE] = "FOREIGN_IMAGE",
+		[QNVRAM_IMG_FOREIGN_MARKER] = "FOREIGN_MARKER",
+	};
+
+	return (unsigned int)k < 5 ? names[k] : "?";
+}
+
+#define EXPECT_KIND(hdr, want, what) do {				\
+	const char *w_ = NULL;						\
+	enum qnvram_img_kind k_ = qnvram_img_classify((hdr), POOL, &w_); \
+	if (k_ != (want))						\
+		fail_msg("%s: expected %s, got %s (why \"%s\")", (what), \
+			 kindname(want), kindname(k_), w_ ? w_ : "(null)"); \
+} while (0)
+
+static const char *actname(enum qnvram_load_action a)
+{
+	static const char *const names[] = {
+		[QNVRAM_LOAD_REFUSE] = "REFUSE", [QNVRAM_LOAD_ADOPT] = "ADOPT",
+		[QNVRAM_LOAD_RESTORE] = "RESTORE", [QNVRAM_LOAD_FORMAT] = "FORMAT",
+	};
+
+	return (unsigned int)a < 4 ? names[a] : "?";
+}
+
+#define EXPECT_ACT(plan, want, what) do {				\
+	if ((plan).action != (want))					\
+		fail_msg("%s: expected %s, got %s (why %d)", (what),	\
+			 actname(want), actname((plan).action), (plan).why); \
+} while (0)
+
+/* A cold boot's facts: nothing in RAM, a backing device. */
+static struct qnvram_load_facts cold(int img_slot)
+{
+	return (struct qnvram_load_facts){ .ram_slot = -EBADMSG,
+		.backing = true, .img_slot = img_slot };
+}
+
+static void img_classify_tells_this_size_from_another_and_from_damage(void **state)
+{
+	struct qnvram_img_header h;
+
+	(void)state;
+	img_make(&h, POOL, 3, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_IMAGE, "an image of this pool");
+	stale_make(&h, POOL, 3, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_MARKER, "a marker of this pool");
+	img_make(&h, 2 * POOL, 3, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_FOREIGN_IMAGE, "an image twice the size");
+	stale_make(&h, 2 * POOL, 3, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_FOREIGN_MARKER, "a marker twice the size");
+	memset(&h, 0, sizeof(h));
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "blank flash");
+	img_make(&h, 2 * POOL, 3, 1);
+	h.seq ^= cpu_to_le64(1);
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "another size's header, torn");
+	img_make(&h, POOL, 0, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "this size, seq 0: damaged, not foreign");
+	img_make(&h, 2 * POOL, 3, QNVRAM_MAX_REGIONS + 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "another size, 257 regions");
+	img_make(&h, 2 * POOL, QNVRAM_COUNT_MAX + 1, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "another size, seq 2^63");
+	img_make(&h, POOL + 1, 3, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "a pool size no pool can have");
+	img_make(&h, QNVRAM_MIN_POOL_BYTES - GRAN, 3, 1);
+	EXPECT_KIND(&h, QNVRAM_IMG_NONE, "a pool smaller than the smallest");
+}
+
+/*
+ * (a) The first cold boot after a resize: slot 1's header position moves
+ * with the pool size, so a header of another size there is bytes of the
+ * other layout, not an image: the image of this size in slot 0 is restored.
+ * Fails on the old rule (another size in either slot refuses).
+ */
+static void resize_restores_this_size_beside_another_size_in_slot_1(void **state)
+{
+	struct qnvram_img_header h0, h1;
+	struct qnvram_load_facts f;
+	struct qnvram_load_plan plan;
+
+	(void)state;
+	img_make(&h0, POOL, 4, 2);
+	img_make(&h1, 2 * POOL, 9, 2);
+	EXPECT_INT(qnvram_img_choose(&h0, &h1, POOL), 0,
+		   "image 4 of this size in slot 0, a bigger pool's image 9 in slot 1");
+	stale_make(&h1, POOL / 2 + 2 * GRAN, 12, 2);
+	EXPECT_INT(qnvram_img_choose(&h0, &h1, POOL), 0,
+		   "a smaller pool's marker 12 in slot 1");
+	f = cold(qnvram_img_choose(&h0, &h1, POOL));
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_RESTORE, "cold boot with this size's image in slot 0");
+	EXPECT_TRUE(!plan.drop && plan.discard_ram && !plan.retire_image,
+		    "restore drops nothing, retires nothing");
+	/* This size's marker supersedes its image as before. */
+	stale_make(&h0, POOL, 4, 2);
+	EXPECT_INT(qnvram_img_choose(&h0, &h1, POOL), -ESTALE,
+		   "this size's marker in slot 0, another size in slot 1");
+}
+
+/*
+ * (a) A header of another size in slot 0 is that pool's newest state (slot
+ * 0 is where every size starts): never silently formatted over, whatever
+ * the numbers say, and no older image of this size in slot 1 comes back.
+ */
+static void resize_refuses_when_slot_0_holds_another_sizes_image(void **state)
+{
+	struct qnvram_img_header h0, h1;
+	struct qnvram_load_facts f;
+	struct qnvram_load_plan plan;
+
+	(void)state;
+	img_make(&h0, 2 * POOL, 3, 2);
+	img_make(&h1, POOL, 9, 2);
+	EXPECT_INT(qnvram_img_choose(&h0, &h1, POOL), -EXDEV,
+		   "a bigger pool's image 3 in slot 0, this size's image 9 in slot 1");
+	memset(&h1, 0, sizeof(h1));
+	EXPECT_INT(qnvram_img_choose(&h0, &h1, POOL), -EXDEV,
+		   "a bigger pool's image in slot 0, slot 1 blank");
+	f = cold(-EXDEV);
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_REFUSE, "the newest image is another size's");
+	EXPECT_INT(plan.why, QNVRAM_WHY_FOREIGN_IMAGE, "");
+	stale_make(&h0, 2 * POOL, 3, 2);
+	img_make(&h1, POOL, 9, 2);
+	EXPECT_INT(qnvram_img_choose(&h0, &h1, POOL), -ENOENT,
+		   "another size's marker in slot 0: nothing restorable, slot 1 older");
+	f = cold(-ENOENT);
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_FORMAT, "a marker holds nothing to keep");
+}
+
+/*
+ * (b) The ways out: salvage=1 discards only what does not fit (the pool of
+ * another size in RAM) and restores the current image of this size, which
+ * reformat=1 retires.
+ */
+static void salvage_keeps_the_image_that_reformat_throws_away(void **state)
+{
+	struct qnvram_load_facts f = cold(1);
+	struct qnvram_load_plan plan;
+
+	(void)state;
+	f.ram_foreign = true;		/* a warm reboot after a resize */
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_REFUSE, "RAM holds another size's pool");
+	EXPECT_INT(plan.why, QNVRAM_WHY_FOREIGN_POOL, "");
+	f.salvage = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_RESTORE, "salvage=1 restores image slot 1");
+	EXPECT_TRUE(plan.discard_ram && !plan.retire_image,
+		    "the other size's pool is invalidated, the image kept");
+	f.salvage = false;
+	f.reformat = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_FORMAT, "reformat=1");
+	EXPECT_TRUE(plan.discard_ram && plan.retire_image,
+		    "reformat=1 discards the pool and retires the image");
+	/* Another size's image in slot 0: salvage=1 formats, keeps nothing. */
+	f = cold(-EXDEV);
+	f.salvage = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_FORMAT, "salvage=1, another size's image in slot 0");
+}
+
+/*
+ * (c) An image that cannot be read is never formatted over: the load is
+ * refused, changing nothing; salvage=1 restores what reads.
+ */
+static void read_error_refuses_the_load_and_salvage_restores_what_reads(void **state)
+{
+	struct qnvram_load_facts f = cold(1);
+	struct qnvram_load_plan plan;
+
+	(void)state;
+	f.img_read_error = -EIO;	/* slot 0's table unreadable, slot 1 older */
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_REFUSE, "an image could not be read");
+	EXPECT_INT(plan.why, QNVRAM_WHY_READ_ERROR, "");
+	EXPECT_TRUE(!plan.discard_ram && !plan.retire_image && !plan.drop,
+		    "a refused load changes nothing");
+	f.img_slot = -ENOENT;		/* and nothing else readable */
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_REFUSE, "unreadable, nothing else: not formatted");
+	f.salvage = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_FORMAT, "salvage=1, nothing readable");
+	f.img_slot = 1;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_RESTORE, "salvage=1 restores what reads");
+	/* A warm reboot does not care: RAM is newer than any image. */
+	f = cold(1);
+	f.img_read_error = -EIO;
+	f.ram_slot = 0;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_ADOPT, "the pool in RAM, an image unreadable");
+}
+
+/* The two pool slots as a reset after each persist would leave them. */
+static struct qnvram_meta *snap_slot[2];
+static struct qnvram_meta snap[8][2];
+static int nr_snaps;
+
+static void snap_persist(void *addr, size_t bytes)
+{
+	(void)addr;
+	(void)bytes;
+	if (nr_snaps < 8) {
+		snap[nr_snaps][0] = *snap_slot[0];
+		snap[nr_snaps][1] = *snap_slot[1];
+		nr_snaps++;
+	}
+}
+
+/*
+ * (d) reformat=1 over a pool whose older slot is valid too. The next load
+ * after a reset at any point (after each slot's invalidation, during the
+ * new table's store, after it) finds the pool as it was (before the last
+ * invalidation), no table, or the new one: never the older slot's table
+ * (a commit undone), and once the load is done never the discarded pool.
+ * Fails on the old code, which wrote the new table over one slot only:
+ * after the load the other still held generation 42 and won.
+ */
+static void reformat_invalidates_both_slots_so_no_reset_brings_the_old_pool_back(void **state)
+{
+	struct qnvram_meta *s[2], *work = meta_new(POOL), *old = meta_populated();
+	struct qnvram_load_facts f = cold(-ENOENT);
+	struct qnvram_load_plan plan;
+	bool foreign;
+	int order, k, cur;
+
+	(void)state;
+	f.ram_slot = 1;
+	f.reformat = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_FORMAT, "reformat=1");
+	EXPECT_TRUE(plan.discard_ram, "reformat=1 must invalidate both slots");
+	for (order = 0; order < 2; order++) {	/* current in slot 0, then 1 */
+		s[0] = meta_new(POOL);
+		s[1] = meta_new(POOL);
+		*s[order ^ 1] = *old;
+		*s[order] = *old;
+		set_generation(s[order ^ 1], 41);
+		put_res(s[order ^ 1], 9, 7, 7, DOFF + 200 * GRAN, GRAN);
+		qnvram_meta_seal(s[order ^ 1]);
+		EXPECT_INT(qnvram_meta_choose(s[0], s[1], POOL, &foreign), order, "");
+
+		/* The load: discard RAM, then commit the empty table to slot 0. */
+		snap_slot[0] = s[0];
+		snap_slot[1] = s[1];
+		nr_snaps = 0;
+		qnvram_meta_discard(snap_slot, snap_persist);
+		EXPECT_INT(nr_snaps, 2, "one persist per slot");
+		qnvram_meta_format(work, POOL);
+		qnvram_meta_seal(work);
+		*s[0] = *work;
+		snap[nr_snaps][0] = *s[0];
+		snap[nr_snaps][1] = *s[1];
+		((unsigned char *)&snap[nr_snaps][0])[100] ^= 0x40;	/* torn store */
+		nr_snaps++;
+		snap_persist(NULL, 0);					/* done */
+
+		for (k = 0; k < nr_snaps; k++) {
+			cur = qnvram_meta_choose(&snap[k][0], &snap[k][1], POOL,
+						 &foreign);
+			if (cur < 0)
+				continue;
+			EXPECT_TRUE(le64_to_cpu(snap[k][cur].hdr.generation) != 41,
+				    "order %d, reset %d: the older slot's table came back (a commit undone)",
+				    order, k);
+			if (k >= 1)
+				EXPECT_U64(le64_to_cpu(snap[k][cur].hdr.generation), 1,
+					   "order %d, reset %d: the discarded pool came back from slot %d",
+					   order, k, cur);
+		}
+		EXPECT_INT(qnvram_meta_choose(&snap[nr_snaps - 1][0],
+					      &snap[nr_snaps - 1][1], POOL, &foreign),
+			   0, "after the load: the new table in slot 0 only");
+		free(s[0]);
+		free(s[1]);
+	}
+	free(work);
+	free(old);
+}
+
+/* (d) A restore after a pool of another size also invalidates RAM first. */
+static void restore_over_another_sizes_pool_invalidates_it_first(void **state)
+{
+	struct qnvram_load_facts f = cold(0);
+	struct qnvram_load_plan plan;
+
+	(void)state;
+	f.ram_foreign = true;
+	f.salvage = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_RESTORE, "salvage=1");
+	EXPECT_TRUE(plan.discard_ram,
+		    "another size's table must not survive in the slot the restored one misses");
+}
 
 #define EXPECT_ENTRY(m, i, geo, want, needle, what) do {		\
 	const char *ew_ = NULL;						\
@@ -2195,6 +2499,49 @@ static void conflicting_entries_are_marked_in_pairs(void **state)
 		    m->entries[10].flags && !m->entries[0].flags,
 		    "the fitting entries stay, the others are free");
 	free(m);
+}
+
+/*
+ * (e) The newest pool slot is the pool: entries of it that do not fit are
+ * refused (or dropped with salvage=1), never traded for the older slot's
+ * table, which would silently undo the last commit.
+ */
+static void bad_entries_in_ram_refuse_the_load_or_are_dropped(void **state)
+{
+	struct qnvram_meta *s0 = meta_populated(), *s1 = meta_populated();
+	struct qnvram_load_facts f = cold(0);
+	struct qnvram_load_plan plan;
+	bool bad[QNVRAM_MAX_REGIONS], foreign;
+
+	(void)state;
+	set_generation(s1, 43);
+	put_swp(s1, 50, 1000, 0x50, SWAP - GRAN, 2 * GRAN);	/* past the end */
+	qnvram_meta_seal(s1);
+	f.ram_slot = qnvram_meta_choose(s0, s1, POOL, &foreign);
+	EXPECT_INT(f.ram_slot, 1, "the newest slot, though an entry does not fit");
+	EXPECT_INT(qnvram_meta_pick(s0, s1, POOL), 1,
+		   "with no swap bound the entry is fine for pick too");
+	f.ram_bad = qnvram_meta_mark_bad(s1, &geo_swap, bad);
+	EXPECT_INT(f.ram_bad, 1, "");
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_REFUSE, "an adopted pool's entry beyond the swap area");
+	EXPECT_INT(plan.why, QNVRAM_WHY_POOL_ENTRIES, "");
+	f.salvage = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_ADOPT, "salvage=1");
+	EXPECT_TRUE(plan.drop, "and drops it");
+	/* The same for an image's table. */
+	f = cold(0);
+	f.img_bad = 1;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_REFUSE, "a restored image's entry beyond the swap area");
+	EXPECT_INT(plan.why, QNVRAM_WHY_IMAGE_ENTRIES, "");
+	f.salvage = true;
+	qnvram_load_decide(&f, &plan);
+	EXPECT_ACT(plan, QNVRAM_LOAD_RESTORE, "salvage=1");
+	EXPECT_TRUE(plan.drop, "and drops it");
+	free(s0);
+	free(s1);
 }
 
 /* A model of qnvram_meta_check_entry() over the whole table. */
@@ -2446,6 +2793,73 @@ static void extents_of_adjacent_regions_need_no_merging(void **state)
 	free(m);
 }
 
+/*
+ * Every combination of facts: a refusal changes nothing; nothing that
+ * holds data (a current image, a pool of another size, another size's
+ * image, an image that could not be read, entries that do not fit) is
+ * discarded unless reformat=1 or salvage=1 said so; salvage=1 never
+ * refuses.
+ */
+static void load_decide_never_discards_without_being_told(void **state)
+{
+	static const int img_slots[] = { 0, 1, -EXDEV, -ESTALE, -ENOENT };
+	struct qnvram_load_facts f;
+	struct qnvram_load_plan p;
+	long combos = 0;
+	unsigned int bits, k;
+
+	(void)state;
+	for (bits = 0; bits < 1u << 9; bits++) {
+		for (k = 0; k < 5; k++) {
+			f = (struct qnvram_load_facts){
+				.ram_slot = (bits & 3) == 3 ? 0 : (int)(bits & 3) - 1,
+				.ram_foreign = bits & 4, .ram_bad = !!(bits & 8),
+				.backing = bits & 16, .img_slot = img_slots[k],
+				.img_bad = !!(bits & 32),
+				.img_read_error = bits & 64 ? -EIO : 0,
+				.reformat = bits & 128, .salvage = bits & 256,
+			};
+			if (f.ram_slot < 0)
+				f.ram_bad = 0;
+			if (f.img_slot < 0)
+				f.img_bad = 0;
+			qnvram_load_decide(&f, &p);
+			combos++;
+			if (p.action == QNVRAM_LOAD_REFUSE)
+				EXPECT_TRUE(!p.drop && !p.discard_ram && !p.retire_image &&
+					    p.why != QNVRAM_WHY_NONE,
+					    "combo %#x/%u: a refusal changes nothing", bits, k);
+			if (f.salvage || f.reformat)
+				EXPECT_TRUE(p.action != QNVRAM_LOAD_REFUSE,
+					    "combo %#x/%u: refused though told", bits, k);
+			if (f.reformat) {
+				EXPECT_ACT(p, QNVRAM_LOAD_FORMAT, "reformat=1");
+				EXPECT_TRUE(p.discard_ram && p.retire_image == (f.img_slot >= 0),
+					    "combo %#x/%u", bits, k);
+				continue;
+			}
+			if (f.salvage)
+				continue;
+			EXPECT_TRUE(!p.drop && !p.retire_image,
+				    "combo %#x/%u: dropped or retired untold", bits, k);
+			if (f.ram_slot >= 0)
+				EXPECT_ACT(p, f.ram_bad ? QNVRAM_LOAD_REFUSE :
+					   QNVRAM_LOAD_ADOPT, "a pool in RAM");
+			if (p.action == QNVRAM_LOAD_FORMAT)
+				EXPECT_TRUE(!f.ram_foreign && (!f.backing ||
+					    (f.img_slot < 0 && f.img_slot != -EXDEV &&
+					     !f.img_read_error)),
+					    "combo %#x/%u: formatted over what holds data",
+					    bits, k);
+			if (p.action == QNVRAM_LOAD_RESTORE)
+				EXPECT_TRUE(f.backing && f.img_slot >= 0 && !f.img_bad &&
+					    !f.img_read_error && !f.ram_foreign,
+					    "combo %#x/%u", bits, k);
+		}
+	}
+	print_message("%s: %ld combinations\n", __func__, combos);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2507,14 +2921,23 @@ int main(void)
 		cmocka_unit_test(img_pick_never_restores_an_image_a_marker_supersedes),
 		cmocka_unit_test(img_newest_and_stale_seq_count_markers),
 		cmocka_unit_test(img_pick_matches_model_over_100000_random_pairs),
+		cmocka_unit_test(img_classify_tells_this_size_from_another_and_from_damage),
+		cmocka_unit_test(resize_restores_this_size_beside_another_size_in_slot_1),
+		cmocka_unit_test(resize_refuses_when_slot_0_holds_another_sizes_image),
+		cmocka_unit_test(salvage_keeps_the_image_that_reformat_throws_away),
+		cmocka_unit_test(read_error_refuses_the_load_and_salvage_restores_what_reads),
+		cmocka_unit_test(reformat_invalidates_both_slots_so_no_reset_brings_the_old_pool_back),
+		cmocka_unit_test(restore_over_another_sizes_pool_invalidates_it_first),
 		cmocka_unit_test(swapped_entry_beyond_the_swap_area_does_not_fit),
 		cmocka_unit_test(conflicting_entries_are_marked_in_pairs),
+		cmocka_unit_test(bad_entries_in_ram_refuse_the_load_or_are_dropped),
 		cmocka_unit_test(drop_of_marked_entries_always_leaves_a_fitting_table),
 		cmocka_unit_test(validate_rejects_entries_longer_than_the_longest_region),
 		cmocka_unit_test(uid_bytes_saturates_instead_of_wrapping),
 		cmocka_unit_test(generation_and_seq_above_2_63_are_out_of_range),
 		cmocka_unit_test(stage_writes_zeros_where_freed_regions_left_their_bytes),
 		cmocka_unit_test(extents_of_adjacent_regions_need_no_merging),
+		cmocka_unit_test(load_decide_never_discards_without_being_told),
 	};
 
 	return cmocka_run_group_tests_name("qnvram_format", tests, NULL, NULL);
