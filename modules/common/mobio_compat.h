@@ -140,6 +140,24 @@ static inline void mobio_vm_flags_clear(struct vm_area_struct *vma,
 #endif
 }
 
+/**
+ * mobio_release_fault_lock() - drop the lock a page fault handler was
+ *	called with, before it waits and returns VM_FAULT_RETRY
+ * @vmf: the fault
+ *
+ * 6.7 added release_fault_lock(), which also knows the per-VMA lock; 6.1
+ * calls ->fault and ->pfn_mkwrite under mmap_lock only.
+ * Context: a fault handler, FAULT_FLAG_ALLOW_RETRY set.
+ */
+static inline void mobio_release_fault_lock(struct vm_fault *vmf)
+{
+#if KERNEL_VERSION(6, 7, 0) <= LINUX_VERSION_CODE
+	release_fault_lock(vmf);
+#else
+	mmap_read_unlock(vmf->vma->vm_mm);
+#endif
+}
+
 /*
  * Elevator shims: only for code that included the kernel's private block
  * headers (block/elevator.h and friends, DESIGN.md section 3) first.

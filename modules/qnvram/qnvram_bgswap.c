@@ -567,17 +567,21 @@ out_unlock:
  *
  * Promotes every task that has not ended (fb_promote(): issued at once,
  * best-effort priority), waits for them for QNVRAM_BGSWAP_WAIT_MS at most
- * (the callbacks never take the pool lock), flushes the device cache and
- * commits the regions written. Regions still being written go on.
+ * and flushes the device cache, both without @pool->lock (the callbacks
+ * never take it), then commits the regions written, unless the swap-out
+ * ended meanwhile. Regions still being written go on.
  * Context: process, may sleep (I/O, up to QNVRAM_BGSWAP_WAIT_MS plus the
  * flush).
- * Return: true when one was running (free space may have changed).
+ * Return: true when one was running: @pool->lock was released and is held
+ * again, and anything may have changed; false when none was (the lock was
+ * kept).
  */
 bool qnvram_bgswap_urgent(struct qnvram_pool *pool)
 {
 	struct qnvram_bgswap *bg = &pool->bgswap;
 	unsigned int idx[QNVRAM_BGSWAP_MAX_REGIONS], i, j, n;
 	int err = 0;
+	u64 seq;
 
 	lockdep_assert_held(&pool->lock);
 	if (!bg->running)
@@ -593,11 +597,22 @@ bool qnvram_bgswap_urgent(struct qnvram_pool *pool)
 			    !bg->fb.fb_promote(r->tasks[j].id))
 				pool->stats.bg_swap_promotions++;
 	}
+	/* Without the pool lock: nobody else waits for this one's I/O. */
+	seq = bg->seq;
+	mutex_unlock(&pool->lock);
 	wait_for_completion_timeout(&bg->all_ended,
 				    msecs_to_jiffies(QNVRAM_BGSWAP_WAIT_MS));
+	mutex_lock(&pool->lock);
+	if (!bg->running || bg->seq != seq)
+		return true;	/* ended meanwhile, by its own commit work */
 	n = qnvram_bgswap_collect(bg, idx);
-	if (n && qnvram_bgswap_any_written(bg, idx, n))
+	if (n && qnvram_bgswap_any_written(bg, idx, n)) {
+		mutex_unlock(&pool->lock);
 		err = blkdev_issue_flush(pool->backing.bdev);
+		mutex_lock(&pool->lock);
+		if (!bg->running || bg->seq != seq)
+			return true;
+	}
 	if (n)
 		qnvram_bgswap_commit(pool, idx, n, err);
 	qnvram_bgswap_maybe_end(pool);

@@ -148,23 +148,122 @@ static vm_fault_t qnvram_fault_wait_thaw(struct qnvram_pool *pool)
 	}
 }
 
+/* What a fault waits for with the fault lock dropped. */
+enum qnvram_fault_wait {
+	QNVRAM_FAULT_WAIT_LOCK,		/* the pool lock (a flush, a swap) */
+	QNVRAM_FAULT_WAIT_THAW,		/* a shutdown flush's freeze */
+	QNVRAM_FAULT_WAIT_RETIRE,	/* the current image's stale marker */
+};
+
 /*
- * Map the faulting page of a region: the work of both the fault and the
- * pfn_mkwrite handlers (@mkwrite: a store hit the page mapped read-only).
+ * Wait with the fault's mmap_lock (or vma lock) dropped, then have the
+ * fault retried: the kernel's protocol for a fault that must sleep (as
+ * filemap_fault() does for a locked folio), so that the app's other
+ * threads, its mmap()/munmap() and reclaim are not held up meanwhile.
+ * Caller holds no pool lock and has checked FAULT_FLAG_ALLOW_RETRY.
+ */
+static vm_fault_t qnvram_fault_retry(struct vm_fault *vmf,
+				     struct qnvram_pool *pool,
+				     enum qnvram_fault_wait what)
+{
+	struct file *fpin;
+
+	if (vmf->flags & FAULT_FLAG_RETRY_NOWAIT)
+		return VM_FAULT_RETRY;
+	/* The vma may go once unlocked; its file (and this module) may not. */
+	fpin = get_file(vmf->vma->vm_file);
+	mobio_release_fault_lock(vmf);
+	switch (what) {
+	case QNVRAM_FAULT_WAIT_LOCK:
+		if (!mutex_lock_killable(&pool->lock))
+			mutex_unlock(&pool->lock);
+		break;
+	case QNVRAM_FAULT_WAIT_THAW:
+		qnvram_fault_wait_thaw(pool);
+		break;
+	case QNVRAM_FAULT_WAIT_RETIRE:
+		/* 0: retired, still locked; else unlocked (the retry sees). */
+		if (!mutex_lock_killable(&pool->lock) &&
+		    !qnvram_img_retire(pool))
+			mutex_unlock(&pool->lock);
+		break;
+	}
+	fput(fpin);
+	return VM_FAULT_RETRY;
+}
+
+/*
+ * Pages mapped per fault, at most: the faulting one and its neighbours in
+ * an aligned 64 KiB window of the vma, so that touching a region page by
+ * page does not take the pool lock once per page.
+ */
+#define QNVRAM_FAULT_AROUND_PAGES	16
+
+/*
+ * Map the pages of the fault-around window of @vmf with @prot; the
+ * faulting page's result is returned, the others are best effort (a
+ * neighbour that fails just faults later). A present read-only pte is not
+ * replaced by an insert: for a store (@mkwrite) the window is zapped
+ * first. Caller holds pool->lock.
+ */
+static vm_fault_t qnvram_map_window(struct vm_fault *vmf,
+				    struct qnvram_binding *b, pgprot_t prot,
+				    bool mkwrite)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct qnvram_pool *pool = b->pool;
+	unsigned long win = QNVRAM_FAULT_AROUND_PAGES * PAGE_SIZE;
+	unsigned long start, end, addr;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	start = max(vma->vm_start, ALIGN_DOWN(vmf->address, win));
+	end = min(vma->vm_end, ALIGN_DOWN(vmf->address, win) + win);
+	if (mkwrite)
+		zap_vma_ptes(vma, start, end - start);
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		u64 off = ((u64)(addr - vma->vm_start) >> PAGE_SHIFT) +
+			  vma->vm_pgoff;
+		unsigned long pfn;
+		vm_fault_t r;
+
+		off <<= PAGE_SHIFT;
+		if (off >= b->length)
+			break;
+		off += b->offset;
+		if (pool->fallback)
+			pfn = vmalloc_to_pfn(pool->base + off);
+		else
+			pfn = PHYS_PFN(pool->phys + off);
+		r = vmf_insert_pfn_prot(vma, addr, pfn, prot);
+		if (addr == (vmf->address & PAGE_MASK))
+			ret = r;
+	}
+	return ret;
+}
+
+/*
+ * Map the faulting page of a region, and its neighbours: the work of both
+ * the fault and the pfn_mkwrite handlers (@mkwrite: a store hit a page
+ * mapped read-only).
  *
  * The binding cannot change while the vma exists (the vma holds the file),
- * so the region's offset is read without the pool lock. The pfn goes in
+ * so the region's offset is read without the pool lock. The pfns go in
  * under the lock: a flush holds it from unmapping every region until its
- * copy is done, so no page gets mapped (and written) in between; a fault
- * during a flush waits for it. Lock order: mmap_lock, then the pool lock.
+ * copy is done, so no page gets mapped (and written) in between. Lock
+ * order: mmap_lock, then the pool lock. Where the fault must wait (the
+ * lock is held across a flush's I/O, a freeze, a stale marker's write) it
+ * drops mmap_lock and is retried, when the fault allows it: on its first
+ * try for the lock and the marker (the kernel retries once more holding
+ * mmap_lock, which bounds a marker that keeps failing to one SIGBUS), on
+ * every try for a freeze.
  *
  * A page is mapped writable only once nothing forbids a store: the current
- * flash image, if any, has been made stale (qnvram_img_retire(), whose
- * marker write drops the pool lock; once per image), and the region is
- * marked touched. While writes are watched (qnvram_writes_watched()) a
- * fault that only reads maps the page read-only, so that the first store
- * comes back here through pfn_mkwrite; otherwise every fault maps it
- * writable, as no later store needs to be seen.
+ * flash image, if any, has been made stale (qnvram_img_retire(); once per
+ * image), and the region is marked touched. While writes are watched
+ * (qnvram_writes_watched()) a fault that only reads maps the page
+ * read-only, so that the first store comes back here through pfn_mkwrite;
+ * otherwise every fault maps it writable, as no later store needs to be
+ * seen.
  */
 static vm_fault_t qnvram_vma_map(struct vm_fault *vmf, bool mkwrite)
 {
@@ -172,25 +271,28 @@ static vm_fault_t qnvram_vma_map(struct vm_fault *vmf, bool mkwrite)
 	struct qnvram_binding *b = vma->vm_private_data;
 	struct qnvram_pool *pool = b->pool;
 	bool write = mkwrite || (vmf->flags & FAULT_FLAG_WRITE);
-	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
-	unsigned long pfn;
+	bool drop_first = fault_flag_allow_retry_first(vmf->flags);
+	bool drop = vmf->flags & FAULT_FLAG_ALLOW_RETRY;
 	pgprot_t prot;
 	vm_fault_t ret;
 	int err;
 
-	if (off >= b->length)
+	if (((u64)vmf->pgoff << PAGE_SHIFT) >= b->length)
 		return VM_FAULT_SIGBUS;
-	off += b->offset;
-	if (pool->fallback)
-		pfn = vmalloc_to_pfn(pool->base + off);
-	else
-		pfn = PHYS_PFN(pool->phys + off);
 	for (;;) {
-		if (mutex_lock_killable(&pool->lock))
-			return VM_FAULT_SIGBUS;
+		if (!mutex_trylock(&pool->lock)) {
+			if (drop_first)
+				return qnvram_fault_retry(vmf, pool,
+							  QNVRAM_FAULT_WAIT_LOCK);
+			if (mutex_lock_killable(&pool->lock))
+				return VM_FAULT_SIGBUS;
+		}
 		if (time_before(jiffies, pool->frozen_until)) {
 			pool->stats.frozen_faults++;
 			mutex_unlock(&pool->lock);
+			if (drop)
+				return qnvram_fault_retry(vmf, pool,
+							  QNVRAM_FAULT_WAIT_THAW);
 			ret = qnvram_fault_wait_thaw(pool);
 			if (ret)
 				return ret;
@@ -199,6 +301,11 @@ static vm_fault_t qnvram_vma_map(struct vm_fault *vmf, bool mkwrite)
 		if (!write && qnvram_writes_watched(pool)) {
 			prot = vma->vm_page_prot;	/* read-only: writenotify */
 			break;
+		}
+		if (drop_first && qnvram_img_retire_waits(pool)) {
+			mutex_unlock(&pool->lock);
+			return qnvram_fault_retry(vmf, pool,
+						  QNVRAM_FAULT_WAIT_RETIRE);
 		}
 		err = qnvram_img_retire(pool);
 		if (err == -EAGAIN)
@@ -211,10 +318,7 @@ static vm_fault_t qnvram_vma_map(struct vm_fault *vmf, bool mkwrite)
 		prot = vm_get_page_prot(vma->vm_flags);
 		break;
 	}
-	/* A present read-only pte is not replaced by an insert: zap it. */
-	if (mkwrite)
-		zap_vma_ptes(vma, vmf->address, PAGE_SIZE);
-	ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, prot);
+	ret = qnvram_map_window(vmf, b, prot, mkwrite);
 	mutex_unlock(&pool->lock);
 	return ret;
 }
@@ -233,7 +337,15 @@ static vm_fault_t qnvram_vma_fault(struct vm_fault *vmf)
  */
 static vm_fault_t qnvram_vma_pfn_mkwrite(struct vm_fault *vmf)
 {
-	return qnvram_vma_map(vmf, true);
+	vm_fault_t ret = qnvram_vma_map(vmf, true);
+
+	/*
+	 * wp_pfn_shared() finishes the write fault itself, under locks that a
+	 * retry has dropped, unless told there is nothing left to do.
+	 */
+	if (ret & VM_FAULT_RETRY)
+		ret |= VM_FAULT_NOPAGE;
+	return ret;
 }
 
 /**

@@ -347,7 +347,8 @@ static void qnvram_img_mark_wait(struct qnvram_pool *pool)
  * Return: 0 with @pool->lock still held: no image is current, the caller
  * may change the pool. Otherwise @pool->lock has been released: -EAGAIN
  * when the caller must take it again and look again (a marker was written,
- * by this caller or another, or a new image was committed meanwhile); or
+ * by this caller or another, or a new image was committed meanwhile, or is
+ * being committed without the lock: see qnvram_img_commit()); or
  * the error of the marker's write, and the image is still current: the
  * change must not happen.
  */
@@ -358,6 +359,12 @@ int qnvram_img_retire(struct qnvram_pool *pool)
 	int slot, ret;
 
 	lockdep_assert_held(&pool->lock);
+	/* Its image would not hold the pool if the pool changed now. */
+	if (pool->img_committing) {
+		mutex_unlock(&pool->lock);
+		wait_event(pool->img_mark_wq, !READ_ONCE(pool->img_committing));
+		return -EAGAIN;
+	}
 	/* Acquire: a marker finished here is seen by the settle below. */
 	marking = smp_load_acquire(&pool->img_marking);
 	qnvram_img_settle(pool);
@@ -477,6 +484,41 @@ bool qnvram_img_current(struct qnvram_pool *pool)
 }
 
 /**
+ * qnvram_img_retire_waits() - whether qnvram_img_retire() would wait for
+ *	I/O now (a marker to write, or to wait for, or an image being
+ *	committed)
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * For a page fault, which then drops mmap_lock before it retires.
+ * Context: any (under the pool lock).
+ * Return: true when it would.
+ */
+bool qnvram_img_retire_waits(struct qnvram_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	return pool->img_committing || READ_ONCE(pool->img_marking) ||
+	       qnvram_img_current(pool);
+}
+
+/**
+ * qnvram_img_current_racy() - qnvram_img_current() for a report, without
+ *	the pool lock
+ * @pool: the pool
+ *
+ * Context: any.
+ * Return: what qnvram_img_current() would have said at about this time.
+ */
+bool qnvram_img_current_racy(struct qnvram_pool *pool)
+{
+	/* Both change under the lock; a report may see them a change late. */
+	bool have = data_race(pool->img_meta);
+	/* As racy: the header of the image that @have says is there. */
+	u64 seq = le64_to_cpu(data_race(pool->img_hdr.seq));
+
+	return have && seq != READ_ONCE(pool->img_marked_seq);
+}
+
+/**
  * qnvram_writes_watched() - whether a store to a region must be seen
  *	before it happens
  * @pool: the pool; caller holds @pool->lock
@@ -546,7 +588,9 @@ int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff)
 			return ret;
 		if (!qnvram_meta_swap_clash(pool->img_meta, *soff, len, &pos) &&
 		    !qnvram_meta_swap_clash(wb_meta, *soff, len, &pos) &&
-		    !qnvram_bgswap_clash(pool, *soff, len, &pos))
+		    !qnvram_bgswap_clash(pool, *soff, len, &pos) &&
+		    !qnvram_swap_reserved(pool, QNVRAM_SWAPPING_OUT, *soff, len,
+					  &pos))
 			return 0;
 	}
 }
@@ -627,6 +671,9 @@ int qnvram_backing_open(struct qnvram_pool *pool, const char *path)
 		if (ret)
 			goto err_free_pages;
 	}
+	ret = qnvram_bounce_alloc(&pool->swap_bounce);
+	if (ret)
+		goto err_free_pages;
 	pool->img_mark_page = alloc_page(GFP_KERNEL);
 	if (!pool->img_mark_page) {
 		ret = -ENOMEM;
@@ -655,6 +702,7 @@ void qnvram_backing_close(struct qnvram_pool *pool)
 
 	for (i = 0; i < QNVRAM_NR_BOUNCE; i++)
 		qnvram_bounce_free(&pool->bounce[i]);
+	qnvram_bounce_free(&pool->swap_bounce);
 	if (pool->img_mark_page)
 		__free_page(pool->img_mark_page);
 	pool->img_mark_page = NULL;
@@ -687,11 +735,16 @@ u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off)
  * @nr: resident regions in the image
  * @bytes: bytes written for the image before the header
  * @start_ns: ktime_get_ns() when the image was begun
+ * @unlocked_io: write the header without @pool->lock (see below)
  *
  * Writes the header with a cache flush before it and FUA, so the data and
  * metadata are stable before the header names them; until it lands the
  * previous image stays current. The caller guarantees that @img_meta and
  * the data written are the pool as it is: the new image is current.
+ * With @unlocked_io the header is written without @pool->lock (held again
+ * on return), and meanwhile every change of the pool and every flush
+ * waits (@pool->img_committing): a background write-back's commit, so that
+ * readers and faults that change nothing do not wait for its I/O.
  *
  * Context: process, may sleep.
  * Return: 0; -EIO; -EOVERFLOW when the device's headers left no flush
@@ -699,7 +752,7 @@ u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off)
  */
 int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 		      struct qnvram_meta *img_meta, u32 nr, u64 bytes,
-		      u64 start_ns)
+		      u64 start_ns, bool unlocked_io)
 {
 	struct qnvram_img_header *hdr = qnvram_sync_buf(pool);
 	int ret;
@@ -723,9 +776,23 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 	hdr->seq = cpu_to_le64(pool->img_seq + 1);
 	hdr->meta_crc = img_meta->hdr.crc;
 	qnvram_img_seal(hdr);
+	/*
+	 * Without the lock, nothing may change the pool or write an image
+	 * slot until the header has landed: whatever would (every change
+	 * retires first, a flush waits first) waits for img_committing.
+	 */
+	if (unlocked_io) {
+		pool->img_committing = true;
+		mutex_unlock(&pool->lock);
+	}
 	/* The data and metadata must be stable before the header names them. */
 	ret = qnvram_bio_rw(pool, REQ_OP_WRITE | REQ_PREFLUSH | REQ_FUA,
 			    qnvram_img_base(pool, slot), QNVRAM_GRANULE);
+	if (unlocked_io) {
+		mutex_lock(&pool->lock);
+		WRITE_ONCE(pool->img_committing, false);
+		wake_up_all(&pool->img_mark_wq);
+	}
 	if (ret)
 		return ret;
 
@@ -760,23 +827,32 @@ int qnvram_img_commit(struct qnvram_pool *pool, int slot,
  * freeblock tasks are promoted and waited for, and the regions it wrote
  * that nobody touched since its snapshot are not written again.
  *
+ * Waits (without @pool->lock) for a background write-back's commit whose
+ * header is being written.
+ *
  * Context: process, may sleep for seconds.
  * Return: 0; -ENODEV without a backing device; -ENOMEM; -EIO.
  */
 int qnvram_flush(struct qnvram_pool *pool)
 {
-	int slot = pool->img_slot == 0 ? 1 : 0;
 	u64 start = ktime_get_ns(), bytes = 0;
 	u64 direct_regions = 0, direct_bytes = 0;
 	u64 wb_dirty = 0, direct_dirty = 0;
 	struct qnvram_meta *img_meta;
 	void *buf;
 	u32 nr = 0;
-	int i, ret;
+	int i, ret, slot;
 
 	lockdep_assert_held(&pool->lock);
 	if (!pool->backing.bdev)
 		return -ENODEV;
+	/* A write-back's header in flight (qnvram_img_commit()) goes first. */
+	while (pool->img_committing) {
+		mutex_unlock(&pool->lock);
+		wait_event(pool->img_mark_wq, !READ_ONCE(pool->img_committing));
+		mutex_lock(&pool->lock);
+	}
+	slot = pool->img_slot == 0 ? 1 : 0;
 	img_meta = kmemdup(pool->meta, sizeof(*img_meta), GFP_KERNEL);
 	if (!img_meta)
 		return -ENOMEM;
@@ -823,7 +899,7 @@ int qnvram_flush(struct qnvram_pool *pool)
 	if (ret)
 		goto out_error;
 	bytes += QNVRAM_META_IO_BYTES;
-	ret = qnvram_img_commit(pool, slot, img_meta, nr, bytes, start);
+	ret = qnvram_img_commit(pool, slot, img_meta, nr, bytes, start, false);
 	if (ret)
 		goto out_error;
 	pool->stats.direct_regions += direct_regions;
@@ -908,19 +984,122 @@ int qnvram_restore(struct qnvram_pool *pool, bool salvage)
 	return 0;
 }
 
+/*
+ * Move region bytes [@off, @off + @len) of the pool to or from the device
+ * at @dev_pos through the swap bounce buffer, chaining CRC-32 of the
+ * bytes into @crc; synchronous. Without pool->lock: the caller has
+ * reserved both ends (qnvram_region_rt.swapping).
+ */
+static int qnvram_swap_io(struct qnvram_pool *pool, bool write, u64 off,
+			  u64 len, u64 dev_pos, u32 *crc)
+{
+	struct qnvram_bounce *b = &pool->swap_bounce;
+	u64 done;
+	int ret = 0;
+
+	mutex_lock(&pool->swap_lock);
+	for (done = 0; done < len; done += QNVRAM_BOUNCE_BYTES) {
+		size_t n = min_t(u64, len - done, QNVRAM_BOUNCE_BYTES);
+
+		if (write) {
+			memcpy(b->buf, pool->base + off + done, n);
+			*crc = qnvram_crc32(*crc, b->buf, n);
+		}
+		ret = qnvram_bio_start(pool, b, write ? REQ_OP_WRITE :
+				       REQ_OP_READ, dev_pos + done, n);
+		if (!ret)
+			ret = qnvram_bounce_wait(b);
+		if (ret)
+			break;
+		if (!write) {
+			*crc = qnvram_crc32(*crc, b->buf, n);
+			memcpy(pool->base + off + done, b->buf, n);
+		}
+		cond_resched();
+	}
+	if (!ret && write)
+		ret = blkdev_issue_flush(pool->backing.bdev);
+	mutex_unlock(&pool->swap_lock);
+	if (!ret && !write)
+		qnvram_persist(pool->base + off, len);
+	return ret;
+}
+
+/**
+ * qnvram_swap_reserved() - whether in-flight synchronous swaps reserved a
+ *	range
+ * @pool: the pool; caller holds @pool->lock
+ * @dir: QNVRAM_SWAPPING_OUT: swap bytes, from the swap area start (what
+ *	swap-outs write); QNVRAM_SWAPPING_IN: pool bytes (what swap-ins fill)
+ * @off: first byte of the range
+ * @len: its length, bytes
+ * @pos: set past the reservation found
+ *
+ * Context: any (under the pool lock).
+ * Return: true when [@off, @off + @len) overlaps one.
+ */
+bool qnvram_swap_reserved(struct qnvram_pool *pool, enum qnvram_swapping dir,
+			  u64 off, u64 len, u64 *pos)
+{
+	int i;
+
+	lockdep_assert_held(&pool->lock);
+	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
+		u64 o = pool->rt[i].swap_to;
+		u64 l = le64_to_cpu(pool->meta->entries[i].length);
+
+		if (pool->rt[i].swapping == dir && o < off + len && off < o + l) {
+			*pos = o + l;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * qnvram_swap_wait() - wait for a synchronous swap of a region to end
+ * @pool: the pool; caller holds @pool->lock
+ * @slot: the region
+ *
+ * Context: process, may sleep.
+ * Return: 0 with @pool->lock held when none runs; otherwise @pool->lock
+ * has been released and the caller looks again: -EAGAIN once it ended,
+ * -EINTR for a fatal signal.
+ */
+int qnvram_swap_wait(struct qnvram_pool *pool, int slot)
+{
+	lockdep_assert_held(&pool->lock);
+	if (!pool->rt[slot].swapping)
+		return 0;
+	mutex_unlock(&pool->lock);
+	if (wait_event_killable(pool->swap_wq,
+				!READ_ONCE(pool->rt[slot].swapping)))
+		return -EINTR;
+	return -EAGAIN;
+}
+
 /**
  * qnvram_swap_out() - move an idle region's data to the swap area
- * @pool: the pool; caller holds @pool->lock
- * @slot: a resident region that no file is bound to
+ * @pool: the pool; caller holds @pool->lock, which is released for the
+ *	I/O and held again on return
+ * @slot: a resident region that no file is bound to and that is not being
+ *	swapped
+ *
+ * Reserves the swap bytes and marks the region (qnvram_swap_wait() holds
+ * off whoever would bind, free or swap it meanwhile), writes it and
+ * flushes the device cache without @pool->lock, then commits: the pool
+ * space is reused only once the data is stable on flash. Anything the
+ * caller looked up under the lock may have changed when this returns.
  *
  * Context: process, may sleep.
  * Return: 0; -ENODEV without a backing device; -ENOSPC when the swap area
- * (less what the newest image still uses) is full; -EIO.
+ * (less what the newest image still uses) is full; -EIO (the region then
+ * stays resident).
  */
 int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 {
 	struct qnvram_region_entry *e = &pool->meta->entries[slot];
-	u64 swap_start = qnvram_swap_start(pool->bytes);
+	struct qnvram_region_rt *rt = &pool->rt[slot];
 	u64 len = le64_to_cpu(e->length), soff;
 	u32 crc = 0;
 	int ret;
@@ -931,21 +1110,26 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 	ret = qnvram_swap_find_gap(pool, len, &soff);
 	if (ret)
 		return ret;
-	ret = qnvram_write_range(pool, le64_to_cpu(e->offset), len,
-				 swap_start + soff, &crc);
-	if (!ret)
-		ret = qnvram_bounce_drain(pool);
-	if (!ret)
-		ret = blkdev_issue_flush(pool->backing.bdev);
+	rt->swapping = QNVRAM_SWAPPING_OUT;
+	rt->swap_to = soff;
+	/* A background swap-out of it, if any, is stale now. */
+	qnvram_region_changed(pool, slot);
+	mutex_unlock(&pool->lock);
+
+	/* Bound to no file, so mapped nowhere: its bytes stay as they are. */
+	ret = qnvram_swap_io(pool, true, le64_to_cpu(e->offset), len,
+			     qnvram_swap_start(pool->bytes) + soff, &crc);
+
+	mutex_lock(&pool->lock);
+	rt->swapping = QNVRAM_SWAPPING_NONE;
+	wake_up_all(&pool->swap_wq);
 	if (ret)
 		return ret;
-	/* Only once the data is on flash may the pool space be reused. */
 	e->flags = cpu_to_le32(QNVRAM_ENTRY_USED | QNVRAM_ENTRY_SWAPPED);
 	e->offset = cpu_to_le64(soff);
 	e->data_crc = cpu_to_le32(crc);
 	qnvram_meta_commit(pool);
-	pool->rt[slot].dirty = false;	/* its bytes are on flash */
-	/* A background swap-out of it, if any, is stale now. */
+	rt->dirty = false;	/* its bytes are on flash */
 	qnvram_region_changed(pool, slot);
 	pool->stats.swap_outs++;
 	pool->stats.swap_bytes += len;
@@ -955,9 +1139,11 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 
 /**
  * qnvram_swap_in() - bring a swapped region back into the pool
- * @pool: the pool; caller holds @pool->lock
- * @slot: a swapped region
+ * @pool: the pool; caller holds @pool->lock, which is released for the
+ *	I/O and held again on return
+ * @slot: a swapped region that is not being swapped
  * @pool_offset: free space of the region's length in the data area, bytes
+ *	(reserved here until the region is committed there)
  *
  * Context: process, may sleep.
  * Return: 0; -ENODEV without a backing device; -EIO on a read error or a
@@ -966,6 +1152,7 @@ int qnvram_swap_out(struct qnvram_pool *pool, int slot)
 int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
 {
 	struct qnvram_region_entry *e = &pool->meta->entries[slot];
+	struct qnvram_region_rt *rt = &pool->rt[slot];
 	u64 len = le64_to_cpu(e->length);
 	u32 crc = 0;
 	int ret;
@@ -976,9 +1163,18 @@ int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset)
 				    le32_to_cpu(e->uid), le32_to_cpu(e->magic));
 		return -ENODEV;
 	}
-	ret = qnvram_read_range(pool, pool_offset, len,
-				qnvram_swap_start(pool->bytes) +
-				le64_to_cpu(e->offset), &crc);
+	rt->swapping = QNVRAM_SWAPPING_IN;
+	rt->swap_to = pool_offset;
+	mutex_unlock(&pool->lock);
+
+	/* The space is free in the table: nothing maps or copies it. */
+	ret = qnvram_swap_io(pool, false, pool_offset, len,
+			     qnvram_swap_start(pool->bytes) +
+			     le64_to_cpu(e->offset), &crc);
+
+	mutex_lock(&pool->lock);
+	rt->swapping = QNVRAM_SWAPPING_NONE;
+	wake_up_all(&pool->swap_wq);
 	if (ret)
 		return ret;
 	if (crc != le32_to_cpu(e->data_crc)) {

@@ -57,12 +57,16 @@ static void qnvram_genl_caller(const struct sk_buff *skb,
 	c->same = uid_eq(c->cred->euid, current_euid());
 }
 
-/* Caller holds pool->lock. */
+/*
+ * Region @slot of @meta: the pool's working table (caller holds pool->lock)
+ * or a copy from qnvram_view_read().
+ */
 static int qnvram_genl_put_region(struct sk_buff *skb,
-				  const struct qnvram_pool *pool, int slot,
+				  const struct qnvram_pool *pool,
+				  const struct qnvram_meta *meta, int slot,
 				  bool admin)
 {
-	const struct qnvram_region_entry *e = &pool->meta->entries[slot];
+	const struct qnvram_region_entry *e = &meta->entries[slot];
 	u32 flags = le32_to_cpu(e->flags);
 	struct nlattr *nest;
 
@@ -129,10 +133,15 @@ static int qnvram_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	return mobio_genl_reply_stats(&qnvram_genl_family, info, stats, n);
 }
 
+/*
+ * LIST and RETRIEVE read the table from the lockless view, so that they
+ * never wait for a flush or swap that holds the pool lock across I/O.
+ */
 static int qnvram_genl_list(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
 	struct qnvram_genl_caller c;
+	struct qnvram_meta *meta;
 	bool admin;
 	void *hdr;
 	int slot;
@@ -149,9 +158,12 @@ static int qnvram_genl_list(struct sk_buff *skb, struct netlink_callback *cb)
 	admin = cb->args[1] & 2;
 	self = cb->args[2];
 
-	mutex_lock(&pool->lock);
+	meta = kmalloc(sizeof(*meta), GFP_KERNEL);
+	if (!meta)
+		return -ENOMEM;
+	qnvram_view_read(pool, meta);
 	for (slot = cb->args[0]; slot < QNVRAM_MAX_REGIONS; slot++) {
-		const struct qnvram_region_entry *e = &pool->meta->entries[slot];
+		const struct qnvram_region_entry *e = &meta->entries[slot];
 
 		if (!e->flags || (!admin && le32_to_cpu(e->uid) != self))
 			continue;
@@ -160,13 +172,13 @@ static int qnvram_genl_list(struct sk_buff *skb, struct netlink_callback *cb)
 				  NLM_F_MULTI, QNVRAM_CMD_LIST);
 		if (!hdr)
 			break;
-		if (qnvram_genl_put_region(skb, pool, slot, admin)) {
+		if (qnvram_genl_put_region(skb, pool, meta, slot, admin)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
 		genlmsg_end(skb, hdr);
 	}
-	mutex_unlock(&pool->lock);
+	kfree(meta);
 	/* A full skb ends this round; the next one resumes at @slot. */
 	cb->args[0] = slot;
 	return skb->len;
@@ -176,6 +188,7 @@ static int qnvram_genl_retrieve(struct sk_buff *skb, struct genl_info *info)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
 	struct qnvram_genl_caller c;
+	struct qnvram_meta *meta;
 	struct sk_buff *msg;
 	u32 uid, magic;
 	void *hdr;
@@ -185,28 +198,32 @@ static int qnvram_genl_retrieve(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 	qnvram_genl_caller(skb, &c);
+	meta = kmalloc(sizeof(*meta), GFP_KERNEL);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
+	if (!meta || !msg) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	hdr = genlmsg_put_reply(msg, info, &qnvram_genl_family, 0,
 				QNVRAM_CMD_RETRIEVE);
 	if (!hdr) {
 		ret = -EMSGSIZE;
 		goto err_free;
 	}
-	mutex_lock(&pool->lock);
-	slot = qnvram_meta_find(pool->meta, uid, magic);
+	qnvram_view_read(pool, meta);
+	slot = qnvram_meta_find(meta, uid, magic);
 	ret = slot < 0 ? slot :
-	      qnvram_genl_put_region(msg, pool, slot, c.admin);
-	mutex_unlock(&pool->lock);
+	      qnvram_genl_put_region(msg, pool, meta, slot, c.admin);
 	if (ret == -ENOENT)
 		NL_SET_ERR_MSG(info->extack, "no region with this uid and magic");
 	if (ret)
 		goto err_free;
+	kfree(meta);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
 err_free:
+	kfree(meta);
 	nlmsg_free(msg);
 	return ret;
 }
@@ -270,7 +287,8 @@ void qnvram_genl_event(enum qnvram_event event, const struct qnvram_pool *pool,
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &qnvram_genl_family, 0, QNVRAM_CMD_EVENT);
 	if (!hdr || nla_put_u32(msg, QNVRAM_A_EVENT, event) ||
-	    (slot >= 0 && qnvram_genl_put_region(msg, pool, slot, true))) {
+	    (slot >= 0 &&
+	     qnvram_genl_put_region(msg, pool, pool->meta, slot, true))) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -311,6 +329,11 @@ static struct genl_family qnvram_genl_family __ro_after_init = {
 	.version = MOBIO_GENL_VERSION,
 	.maxattr = QNVRAM_A_MAX,
 	.policy = qnvram_genl_policy,
+	/*
+	 * Not under genl_mutex: FREE and FLUSH wait for the pool lock, which a
+	 * flush or swap holds across I/O, and must not stall every family.
+	 */
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.small_ops = qnvram_genl_ops,
 	.n_small_ops = ARRAY_SIZE(qnvram_genl_ops),

@@ -72,6 +72,28 @@ static unsigned int uid_regions = 24;
 module_param(uid_regions, uint, 0644);
 MODULE_PARM_DESC(uid_regions, "Regions one uid without CAP_SYS_ADMIN may hold, of the pool's 256 (default 24: ten uids at the cap leave 16 entries; 0: no limit)");
 
+/*
+ * Flash wear that one uid can cause by swapping (docs/qnvram.md "Threat
+ * model"): a loop that retrieves two regions larger than the free space in
+ * turn would swap one out and the other in forever. Each uid without
+ * CAP_SYS_ADMIN has a token bucket of uid_swap_mib_per_hour, refilled
+ * continuously, charged for what its binds move: the swap-in of its
+ * region and the swap-outs that make room for a bind. 256 MiB an hour is
+ * 6 GiB a day at most per uid, about 3% of what a 64 GB phone flash rated
+ * for 3000 cycles over three years can take each day, and far above what
+ * an app relaunched every minute with a few MiB of regions moves.
+ */
+static unsigned int uid_swap_mib_per_hour = 256;
+module_param(uid_swap_mib_per_hour, uint, 0644);
+MODULE_PARM_DESC(uid_swap_mib_per_hour, "Swap traffic one uid without CAP_SYS_ADMIN may cause, MiB per hour (a bucket of that size, refilled continuously): swap-ins of its regions and the swap-outs that make room for its binds; past it they fail with ENOSPC (default 256; 0: no limit)");
+
+/*
+ * Times one bind may start over after making room (each time one region
+ * was swapped out, or a background swap-out waited for) before it gives
+ * up with -ENOSPC: enough to swap out every other region once.
+ */
+#define QNVRAM_BIND_MAX_RESTARTS	(QNVRAM_MAX_REGIONS + 8)
+
 #define QNVRAM_FALLBACK_DEFAULT_BYTES	(8UL * 1024 * 1024)
 
 struct qnvram_pool qnvram_pool;
@@ -126,6 +148,43 @@ void qnvram_meta_commit(struct qnvram_pool *pool)
 	qnvram_persist(dst, sizeof(*dst));
 	pool->meta_slot = target;
 	pool->stats.meta_commits++;
+	qnvram_view_publish(pool);
+}
+
+/**
+ * qnvram_view_publish() - make the working table what lockless readers see
+ * @pool: the pool; caller holds @pool->lock
+ *
+ * qnvram_meta_commit() calls it; so does the load, which may adopt a table
+ * without committing it.
+ * Context: any (under the pool lock).
+ */
+void qnvram_view_publish(struct qnvram_pool *pool)
+{
+	write_seqcount_begin(&pool->view_seq);
+	memcpy(pool->view, pool->meta, sizeof(*pool->view));
+	write_seqcount_end(&pool->view_seq);
+}
+
+/**
+ * qnvram_view_read() - copy the table as last committed, without the pool
+ *	lock
+ * @pool: the pool
+ * @copy: filled with one committed state of the whole table
+ *
+ * For readers that must never wait for @pool->lock, which a flush or a
+ * swap may hold across flash I/O: the copy may be one commit behind a
+ * change in progress, never a mix of two.
+ * Context: any; spins only while a commit copies the table (a few us).
+ */
+void qnvram_view_read(struct qnvram_pool *pool, struct qnvram_meta *copy)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&pool->view_seq);
+		memcpy(copy, pool->view, sizeof(*copy));
+	} while (read_seqcount_retry(&pool->view_seq, seq));
 }
 
 /**
@@ -182,7 +241,7 @@ static struct qnvram_region_entry *qnvram_entry(struct qnvram_pool *pool,
  * @skip_bg_busy: pass over regions that a background swap-out is writing
  *
  * Return: the least recently used resident region that no file is bound
- * to, or -ENOENT.
+ * to and that is not being swapped, or -ENOENT.
  * Context: any (under the pool lock).
  */
 int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy)
@@ -195,6 +254,7 @@ int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy)
 
 		if (!(flags & QNVRAM_ENTRY_USED) ||
 		    (flags & QNVRAM_ENTRY_SWAPPED) || pool->rt[i].binds ||
+		    pool->rt[i].swapping ||
 		    (skip_bg_busy && pool->rt[i].bg_busy))
 			continue;
 		if (victim < 0 ||
@@ -205,37 +265,140 @@ int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy)
 }
 
 /*
- * Find @length free bytes in the data area. A background swap-out in
- * progress is made urgent and waited for first (once); then idle regions
- * are swapped out here (least recently used first, those that the
- * background swap-out is not writing before those it is) until they fit.
+ * The table entry of (@uid, @magic), once no synchronous swap of it runs.
+ * Caller holds pool->lock. Return: the slot, or -ENOENT, the lock held;
+ * -EAGAIN (look again) or -EINTR with the lock released, as
+ * qnvram_swap_wait().
  */
-static int qnvram_find_space(struct qnvram_pool *pool, u64 length,
-			     u64 *offset)
+static int qnvram_find_settled(struct qnvram_pool *pool, u32 uid, u32 magic)
 {
-	bool waited = false;
-	int victim, ret;
+	int slot = qnvram_meta_find(pool->meta, uid, magic);
+	int ret;
+
+	if (slot < 0)
+		return slot;
+	ret = qnvram_swap_wait(pool, slot);
+	return ret ?: slot;
+}
+
+/* uids whose swap budget is tracked at once; the least recent is reused. */
+#define QNVRAM_SWAP_BUDGET_UIDS		32
+
+/**
+ * struct qnvram_swap_budget - one uid's swap budget (a token bucket)
+ * @uid: the uid, initial user namespace
+ * @bytes: bytes it may still move
+ * @stamp_ns: ktime of the last refill; 0: entry unused
+ *
+ * Protected by qnvram_pool.lock.
+ */
+struct qnvram_swap_budget {
+	u32 uid;
+	u64 bytes;
+	u64 stamp_ns;
+};
+
+static struct qnvram_swap_budget qnvram_swap_budgets[QNVRAM_SWAP_BUDGET_UIDS];
+
+/*
+ * Charge @bytes of swap traffic to @uid (not to admin callers). A uid not
+ * tracked starts with a full bucket, in the entry used least recently:
+ * forgetting a uid only ever gives it its first hour's budget again.
+ * Caller holds pool->lock. Return: 0, or -ENOSPC when over the budget.
+ */
+static int qnvram_swap_charge(struct qnvram_pool *pool, u32 uid, bool admin,
+			      u64 bytes)
+{
+	u64 cap = (u64)READ_ONCE(uid_swap_mib_per_hour) << 20;
+	struct qnvram_swap_budget *b = NULL, *oldest = qnvram_swap_budgets;
+	u64 now = ktime_get_ns();
+	int i;
+
+	lockdep_assert_held(&pool->lock);
+	if (admin || !cap)
+		return 0;
+	for (i = 0; i < QNVRAM_SWAP_BUDGET_UIDS && !b; i++) {
+		struct qnvram_swap_budget *e = &qnvram_swap_budgets[i];
+
+		if (e->stamp_ns && e->uid == uid)
+			b = e;
+		else if (e->stamp_ns < oldest->stamp_ns)
+			oldest = e;
+	}
+	if (!b) {
+		b = oldest;
+		b->uid = uid;
+		b->bytes = cap;
+	} else {
+		/* cap bytes an hour: (now - stamp) ns * cap / 3600e9 */
+		b->bytes = min(cap, b->bytes +
+			       mul_u64_u64_div_u64(now - b->stamp_ns, cap,
+						   3600ULL * NSEC_PER_SEC));
+	}
+	b->stamp_ns = now;
+	if (b->bytes < bytes) {
+		pool->stats.swap_budget_refusals++;
+		pr_info_ratelimited("uid %u is over its swap budget (uid_swap_mib_per_hour=%u): a bind that needs %llu bytes swapped fails with ENOSPC\n",
+				    uid, uid_swap_mib_per_hour, bytes);
+		return -ENOSPC;
+	}
+	b->bytes -= bytes;
+	return 0;
+}
+
+/* First fit in the data area, past what in-flight swap-ins reserved. */
+static int qnvram_data_find_gap(struct qnvram_pool *pool, u64 length,
+				u64 *offset)
+{
+	u64 pos = QNVRAM_DATA_OFFSET;
 
 	for (;;) {
-		if (!qnvram_meta_find_gap(pool->meta, false, QNVRAM_DATA_OFFSET,
-					  pool->bytes, length, offset))
-			return 0;
-		if (!pool->backing.bdev)
+		if (qnvram_meta_find_gap(pool->meta, false, pos, pool->bytes,
+					 length, offset))
 			return -ENOSPC;
-		if (!waited) {
-			waited = true;
-			if (qnvram_bgswap_urgent(pool))
-				continue;
-		}
+		if (!qnvram_swap_reserved(pool, QNVRAM_SWAPPING_IN, *offset,
+					  length, &pos))
+			return 0;
+	}
+}
+
+/*
+ * Find @length free bytes in the data area, or make room for them: a
+ * background swap-out in progress is made urgent and waited for; else
+ * the least recently used idle region is swapped out (those that the
+ * background swap-out is not writing before those it is), charged to
+ * @uid's swap budget unless @admin. Either drops
+ * @pool->lock while it waits for I/O, so each makes one step only.
+ * Caller holds @pool->lock.
+ * Return: 0 with *@offset set; -EAGAIN when room was made: @pool->lock
+ * has been released and the caller starts over, as what it looked up may
+ * have changed; or another error, @pool->lock held.
+ */
+static int qnvram_find_space(struct qnvram_pool *pool, u64 length,
+			     u64 *offset, u32 uid, bool admin)
+{
+	int victim, ret;
+	u64 len;
+
+	if (!qnvram_data_find_gap(pool, length, offset))
+		return 0;
+	if (!pool->backing.bdev)
+		return -ENOSPC;
+	if (!qnvram_bgswap_urgent(pool)) {
 		victim = qnvram_pick_victim(pool, true);
 		if (victim < 0)
 			victim = qnvram_pick_victim(pool, false);
 		if (victim < 0)
 			return -ENOSPC;
-		ret = qnvram_swap_out(pool, victim);
+		len = le64_to_cpu(qnvram_entry(pool, victim)->length);
+		ret = qnvram_swap_charge(pool, uid, admin, len);
+		if (!ret)
+			ret = qnvram_swap_out(pool, victim);
 		if (ret)
 			return ret;
 	}
+	mutex_unlock(&pool->lock);
+	return -EAGAIN;
 }
 
 static unsigned int qnvram_uid_regions(struct qnvram_pool *pool, u32 uid)
@@ -275,9 +438,12 @@ static int qnvram_region_admit(struct qnvram_pool *pool, u32 uid,
 	return qnvram_meta_free_slot(pool->meta) < 0 ? -ENOSPC : 0;
 }
 
-/* After qnvram_region_admit(): may swap out idle regions to make room. */
+/*
+ * After qnvram_region_admit(): may swap out an idle region to make room
+ * (then -EAGAIN, unlocked, as qnvram_find_space()).
+ */
 static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
-				u32 magic, u64 req_bytes)
+				u32 magic, u64 req_bytes, bool admin)
 {
 	struct qnvram_region_entry *e;
 	u64 length = round_up(req_bytes, QNVRAM_GRANULE), offset;
@@ -286,7 +452,7 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
 	slot = qnvram_meta_free_slot(pool->meta);
 	if (slot < 0)
 		return slot;
-	ret = qnvram_find_space(pool, length, &offset);
+	ret = qnvram_find_space(pool, length, &offset, uid, admin);
 	if (ret)
 		return ret;
 
@@ -326,30 +492,45 @@ static int qnvram_region_create(struct qnvram_pool *pool, u32 uid,
  * either may swap out other idle regions, of any uid (least recently used
  * first); a creation over the caller's quota fails before that.
  *
- * Context: process, may sleep (flash I/O for swap-in or swap-out).
+ * Context: process, may sleep (flash I/O for swap-in or swap-out, done
+ * without @pool->lock: meanwhile other callers go on, and this one starts
+ * over once the I/O has ended).
  * Return: 0; -EINVAL for a bad size; -EBUSY if @b is already bound;
  * -EEXIST (create without QNVRAM_REQ_OPEN_EXISTING) or -ENOENT (retrieve)
  * for the region's presence; -EDQUOT past the uid's quota or region cap;
- * -ENOSPC when it does not fit; -EIO when a swapped region's data fails
- * its checksum, or when the current image cannot be made stale.
+ * -ENOSPC when it does not fit, or the swaps it needs are over the uid's
+ * swap budget (uid_swap_mib_per_hour); -EIO when a swapped region's data fails
+ * its checksum, or when the current image cannot be made stale; -EINTR
+ * for a fatal signal while waiting.
  */
 int qnvram_region_bind(struct qnvram_pool *pool, struct qnvram_binding *b,
 		       struct qnvram_region_req *req, bool create, u32 uid,
 		       bool admin)
 {
+	unsigned int restarts = 0;
 	struct qnvram_region_entry *e;
 	bool created = false;
 	u32 flags;
 	u64 offset;
 	int slot, ret;
 
+	goto first;
 again:
-	mutex_lock(&pool->lock);
+	/* Each restart follows a swap that made room, or a wait for one. */
+	if (++restarts > QNVRAM_BIND_MAX_RESTARTS)
+		return -ENOSPC;
+first:
+	if (mutex_lock_killable(&pool->lock))
+		return -EINTR;
 	if (b->slot >= 0) {
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	slot = qnvram_meta_find(pool->meta, uid, req->magic);
+	slot = qnvram_find_settled(pool, uid, req->magic);
+	if (slot == -EAGAIN)
+		goto again;
+	if (slot == -EINTR)
+		return slot;	/* unlocked */
 	if (create && slot >= 0 && !(req->flags & QNVRAM_REQ_OPEN_EXISTING)) {
 		ret = -EEXIST;
 		goto out_unlock;
@@ -367,7 +548,10 @@ again:
 			goto again;
 		if (ret)
 			return ret;	/* unlocked */
-		slot = qnvram_region_create(pool, uid, req->magic, req->size);
+		slot = qnvram_region_create(pool, uid, req->magic, req->size,
+					    admin);
+		if (slot == -EAGAIN)
+			goto again;
 		if (slot < 0) {
 			ret = slot;
 			goto out_unlock;
@@ -378,12 +562,15 @@ again:
 	e = qnvram_entry(pool, slot);
 	flags = le32_to_cpu(e->flags);
 	if (flags & QNVRAM_ENTRY_SWAPPED) {
-		/* Pin it against being picked as a victim while we make room. */
-		pool->rt[slot].binds++;
-		ret = qnvram_find_space(pool, le64_to_cpu(e->length), &offset);
+		ret = qnvram_find_space(pool, le64_to_cpu(e->length), &offset,
+					uid, admin);
+		if (ret == -EAGAIN)
+			goto again;
+		if (!ret)
+			ret = qnvram_swap_charge(pool, uid, admin,
+						 le64_to_cpu(e->length));
 		if (!ret)
 			ret = qnvram_swap_in(pool, slot, offset);
-		pool->rt[slot].binds--;
 		if (ret)
 			goto out_unlock;
 	}
@@ -437,15 +624,21 @@ void qnvram_region_unbind(struct qnvram_pool *pool, struct qnvram_binding *b)
  * Context: process, may sleep.
  * Return: 0; -ENOENT if there is no such region; -EBUSY while a file is
  * bound to it (an app still maps it); -EIO when the current image cannot
- * be made stale.
+ * be made stale; -EINTR for a fatal signal while waiting for the lock or
+ * for a swap of the region.
  */
 int qnvram_region_free(struct qnvram_pool *pool, u32 uid, u32 magic)
 {
 	int slot, ret = 0;
 
 again:
-	mutex_lock(&pool->lock);
-	slot = qnvram_meta_find(pool->meta, uid, magic);
+	if (mutex_lock_killable(&pool->lock))
+		return -EINTR;
+	slot = qnvram_find_settled(pool, uid, magic);
+	if (slot == -EAGAIN)
+		goto again;
+	if (slot == -EINTR)
+		return slot;	/* unlocked */
 	if (slot < 0) {
 		ret = slot;
 	} else if (pool->rt[slot].binds) {
@@ -470,15 +663,22 @@ again:
  * @stats: array to fill
  * @max: its length (QNVRAM_NR_STATS is enough)
  *
- * Context: process, may sleep (takes @pool->lock).
- * Return: the number of counters filled.
+ * Without @pool->lock, so that no reader waits for a flush or a swap: the
+ * table is a committed state (qnvram_view_read()); the counters are read
+ * as they are, each one whole (64-bit loads) but not all at one instant.
+ *
+ * Context: process, may sleep (allocates).
+ * Return: the number of counters filled; 0 without memory.
  */
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 				  struct mobio_stat *stats, unsigned int max)
 {
 	struct qnvram_space space, swap = {};
 	unsigned int n = 0, resident = 0, swapped = 0;
+	struct qnvram_stats st;
+	struct qnvram_meta *meta;
 	u64 flush_kbps = 0;
+	bool img_current;
 	int i;
 
 #define QNVRAM_STAT(nm, val) do {			\
@@ -486,23 +686,29 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 			stats[n++] = (struct mobio_stat){ nm, val }; \
 	} while (0)
 
-	mutex_lock(&pool->lock);
-	qnvram_meta_space(pool->meta, false, QNVRAM_DATA_OFFSET, pool->bytes,
+	meta = kmalloc(sizeof(*meta), GFP_KERNEL);
+	if (!meta)
+		return 0;
+	qnvram_view_read(pool, meta);
+	/* Counters change under the lock; each is read whole, racily. */
+	data_race(memcpy(&st, &pool->stats, sizeof(st)));
+	img_current = qnvram_img_current_racy(pool);
+	qnvram_meta_space(meta, false, QNVRAM_DATA_OFFSET, pool->bytes,
 			  &space);
 	if (pool->backing.bdev)
-		qnvram_meta_space(pool->meta, true, 0, pool->backing_bytes -
+		qnvram_meta_space(meta, true, 0, pool->backing_bytes -
 				  qnvram_swap_start(pool->bytes), &swap);
 	for (i = 0; i < QNVRAM_MAX_REGIONS; i++) {
-		u32 flags = le32_to_cpu(qnvram_entry(pool, i)->flags);
+		u32 flags = le32_to_cpu(meta->entries[i].flags);
 
 		if (flags & QNVRAM_ENTRY_SWAPPED)
 			swapped++;
 		else if (flags)
 			resident++;
 	}
-	if (pool->stats.last_flush_ns)
-		flush_kbps = div64_u64(pool->stats.last_flush_bytes * 1000000ULL,
-				       pool->stats.last_flush_ns);
+	if (st.last_flush_ns)
+		flush_kbps = div64_u64(st.last_flush_bytes * 1000000ULL,
+				       st.last_flush_ns);
 
 	QNVRAM_STAT("pool_bytes", pool->bytes);
 	QNVRAM_STAT("data_bytes", pool->bytes - QNVRAM_DATA_OFFSET);
@@ -515,52 +721,55 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	QNVRAM_STAT("regions_swapped", swapped);
 	QNVRAM_STAT("fallback", pool->fallback);
 	QNVRAM_STAT("boot_source", pool->boot_source);
-	QNVRAM_STAT("meta_generation", le64_to_cpu(pool->meta->hdr.generation));
-	QNVRAM_STAT("meta_commits", pool->stats.meta_commits);
+	QNVRAM_STAT("meta_generation", le64_to_cpu(meta->hdr.generation));
+	QNVRAM_STAT("meta_commits", st.meta_commits);
 	QNVRAM_STAT("backing_bytes", pool->backing.bdev ? pool->backing_bytes : 0);
 	QNVRAM_STAT("swap_free_bytes", swap.free_bytes);
-	QNVRAM_STAT("flushes", pool->stats.flushes);
-	QNVRAM_STAT("flush_errors", pool->stats.flush_errors);
-	QNVRAM_STAT("flush_bytes", pool->stats.flush_bytes);
-	QNVRAM_STAT("last_flush_bytes", pool->stats.last_flush_bytes);
-	QNVRAM_STAT("last_flush_ns", pool->stats.last_flush_ns);
+	QNVRAM_STAT("flushes", st.flushes);
+	QNVRAM_STAT("flush_errors", st.flush_errors);
+	QNVRAM_STAT("flush_bytes", st.flush_bytes);
+	QNVRAM_STAT("last_flush_bytes", st.last_flush_bytes);
+	QNVRAM_STAT("last_flush_ns", st.last_flush_ns);
 	QNVRAM_STAT("last_flush_kbps", flush_kbps);
-	QNVRAM_STAT("power_key_presses", pool->stats.power_key_presses);
-	QNVRAM_STAT("power_key_flushes", pool->stats.power_key_flushes);
-	QNVRAM_STAT("poweroff_flushes", pool->stats.poweroff_flushes);
-	QNVRAM_STAT("swap_outs", pool->stats.swap_outs);
-	QNVRAM_STAT("swap_ins", pool->stats.swap_ins);
-	QNVRAM_STAT("restore_dropped_regions", pool->stats.restore_dropped);
-	QNVRAM_STAT("frozen_faults", pool->stats.frozen_faults);
-	QNVRAM_STAT("wb_started", pool->stats.wb_started);
-	QNVRAM_STAT("wb_running", pool->wb.state != QNVRAM_WB_IDLE);
-	QNVRAM_STAT("wb_images", pool->stats.wb_images);
-	QNVRAM_STAT("wb_takeovers", pool->stats.wb_takeovers);
-	QNVRAM_STAT("wb_promotions", pool->stats.wb_promotions);
-	QNVRAM_STAT("wb_errors", pool->stats.wb_errors);
-	QNVRAM_STAT("wb_no_freeblock", pool->stats.wb_no_freeblock);
-	QNVRAM_STAT("wb_regions", pool->stats.wb_regions);
-	QNVRAM_STAT("wb_bytes", pool->stats.wb_bytes);
-	QNVRAM_STAT("direct_regions", pool->stats.direct_regions);
-	QNVRAM_STAT("direct_bytes", pool->stats.direct_bytes);
-	QNVRAM_STAT("wb_dirty_regions", pool->stats.wb_dirty_regions);
-	QNVRAM_STAT("direct_dirty_regions", pool->stats.direct_dirty_regions);
-	QNVRAM_STAT("bg_swap_started", pool->stats.bg_swap_started);
-	QNVRAM_STAT("bg_swap_running", pool->bgswap.running);
-	QNVRAM_STAT("bg_swap_outs", pool->stats.bg_swap_outs);
-	QNVRAM_STAT("bg_swap_bytes", pool->stats.bg_swap_bytes);
-	QNVRAM_STAT("bg_swap_dropped", pool->stats.bg_swap_dropped);
-	QNVRAM_STAT("bg_swap_errors", pool->stats.bg_swap_errors);
-	QNVRAM_STAT("bg_swap_waits", pool->stats.bg_swap_waits);
-	QNVRAM_STAT("bg_swap_promotions", pool->stats.bg_swap_promotions);
-	QNVRAM_STAT("img_current", qnvram_img_current(pool));
-	QNVRAM_STAT("img_seq", pool->img_seq);
-	QNVRAM_STAT("img_retired", pool->stats.img_retired);
-	QNVRAM_STAT("img_retire_errors", pool->stats.img_retire_errors);
-	QNVRAM_STAT("restore_stale", pool->stats.restore_stale);
-	QNVRAM_STAT("wb_stale", pool->stats.wb_stale);
-	QNVRAM_STAT("load_dropped_regions", pool->stats.load_dropped);
-	mutex_unlock(&pool->lock);
+	QNVRAM_STAT("power_key_presses", st.power_key_presses);
+	QNVRAM_STAT("power_key_flushes", st.power_key_flushes);
+	QNVRAM_STAT("poweroff_flushes", st.poweroff_flushes);
+	QNVRAM_STAT("swap_outs", st.swap_outs);
+	QNVRAM_STAT("swap_ins", st.swap_ins);
+	QNVRAM_STAT("swap_bytes", st.swap_bytes);
+	QNVRAM_STAT("restore_dropped_regions", st.restore_dropped);
+	QNVRAM_STAT("frozen_faults", st.frozen_faults);
+	QNVRAM_STAT("wb_started", st.wb_started);
+	QNVRAM_STAT("wb_running", READ_ONCE(pool->wb.state) != QNVRAM_WB_IDLE);
+	QNVRAM_STAT("wb_images", st.wb_images);
+	QNVRAM_STAT("wb_takeovers", st.wb_takeovers);
+	QNVRAM_STAT("wb_promotions", st.wb_promotions);
+	QNVRAM_STAT("wb_errors", st.wb_errors);
+	QNVRAM_STAT("wb_no_freeblock", st.wb_no_freeblock);
+	QNVRAM_STAT("wb_regions", st.wb_regions);
+	QNVRAM_STAT("wb_bytes", st.wb_bytes);
+	QNVRAM_STAT("direct_regions", st.direct_regions);
+	QNVRAM_STAT("direct_bytes", st.direct_bytes);
+	QNVRAM_STAT("wb_dirty_regions", st.wb_dirty_regions);
+	QNVRAM_STAT("direct_dirty_regions", st.direct_dirty_regions);
+	QNVRAM_STAT("bg_swap_started", st.bg_swap_started);
+	QNVRAM_STAT("bg_swap_running", READ_ONCE(pool->bgswap.running));
+	QNVRAM_STAT("bg_swap_outs", st.bg_swap_outs);
+	QNVRAM_STAT("bg_swap_bytes", st.bg_swap_bytes);
+	QNVRAM_STAT("bg_swap_dropped", st.bg_swap_dropped);
+	QNVRAM_STAT("bg_swap_errors", st.bg_swap_errors);
+	QNVRAM_STAT("bg_swap_waits", st.bg_swap_waits);
+	QNVRAM_STAT("bg_swap_promotions", st.bg_swap_promotions);
+	QNVRAM_STAT("img_current", img_current);
+	/* Written under the lock; a report may read it a commit late. */
+	QNVRAM_STAT("img_seq", data_race(pool->img_seq));
+	QNVRAM_STAT("img_retired", st.img_retired);
+	QNVRAM_STAT("img_retire_errors", st.img_retire_errors);
+	QNVRAM_STAT("restore_stale", st.restore_stale);
+	QNVRAM_STAT("wb_stale", st.wb_stale);
+	QNVRAM_STAT("swap_budget_refusals", st.swap_budget_refusals);
+	QNVRAM_STAT("load_dropped_regions", st.load_dropped);
+	kfree(meta);
 #undef QNVRAM_STAT
 	return n;
 }
@@ -645,13 +854,19 @@ static int __init qnvram_init(void)
 	}
 
 	mutex_init(&pool->lock);
+	seqcount_mutex_init(&pool->view_seq, &pool->lock);
+	mutex_init(&pool->swap_lock);
+	init_waitqueue_head(&pool->swap_wq);
 	init_waitqueue_head(&pool->img_mark_wq);
 	INIT_LIST_HEAD(&pool->bindings);
 	pool->frozen_until = jiffies;
 	pool->img_slot = -1;
 	pool->meta = kzalloc(sizeof(*pool->meta), GFP_KERNEL);
-	if (!pool->meta)
-		return -ENOMEM;
+	pool->view = kzalloc(sizeof(*pool->view), GFP_KERNEL);
+	if (!pool->meta || !pool->view) {
+		ret = -ENOMEM;
+		goto err_free_meta;
+	}
 	ret = qnvram_pool_map(pool);
 	if (ret)
 		goto err_free_meta;
@@ -662,53 +877,67 @@ static int __init qnvram_init(void)
 	}
 	mutex_lock(&pool->lock);
 	ret = qnvram_pool_load(pool, backing);
+	if (!ret)
+		qnvram_view_publish(pool);	/* an adopted table is not committed */
 	mutex_unlock(&pool->lock);
 	if (ret)
 		goto err_close_backing;
-	/* Before /dev/qnvram: a bind may queue its work. */
-	qnvram_bgswap_init(pool);
 
+	/*
+	 * What callers reach comes last, each after everything it can call:
+	 * netlink FREE and FLUSH use the swap-out and write-back machinery,
+	 * the triggers flush and send events, and an open /dev/qnvram can
+	 * queue background work. Nothing that can fail comes after it.
+	 */
+	qnvram_bgswap_init(pool);
+	qnvram_wb_init(pool);
 	ret = qnvram_genl_init();
 	if (ret)
-		goto err_close_backing;
-	ret = qnvram_dev_init();
-	if (ret)
-		goto err_genl;
+		goto err_stop_background;
 	ret = qnvram_triggers_init(pool);
 	if (ret)
-		goto err_dev;
-	qnvram_wb_init(pool);
+		goto err_genl;
 	qnvram_debugfs_init(pool);
+	ret = qnvram_dev_init();
+	if (ret)
+		goto err_debugfs;
 	pr_info("pool %llu bytes at %s, backing %s\n", pool->bytes,
 		pool->fallback ? "vmalloc (fallback)" : "reserved RAM",
 		backing ?: "none");
 	return 0;
 
-err_dev:
-	qnvram_dev_exit();
+err_debugfs:
+	qnvram_debugfs_exit();
+	qnvram_triggers_exit(pool);
 err_genl:
 	qnvram_genl_exit();
+err_stop_background:
+	qnvram_wb_exit(pool);
+	qnvram_bgswap_exit(pool);
 err_close_backing:
 	qnvram_backing_close(pool);
 err_unmap:
 	qnvram_pool_unmap(pool);
 err_free_meta:
+	kfree(pool->view);
 	kfree(pool->meta);
 	return ret;
 }
 
+/* The reverse of qnvram_init(): callers' entry points first. */
 static void __exit qnvram_exit(void)
 {
 	struct qnvram_pool *pool = &qnvram_pool;
 
+	qnvram_dev_exit();
 	qnvram_debugfs_exit();
 	qnvram_triggers_exit(pool);
-	qnvram_bgswap_exit(pool);
-	qnvram_wb_exit(pool);
-	qnvram_dev_exit();
 	qnvram_genl_exit();
+	qnvram_wb_exit(pool);
+	qnvram_bgswap_exit(pool);
 	qnvram_backing_close(pool);
 	qnvram_pool_unmap(pool);
+	kfree(pool->view);
 	kfree(pool->meta);
 }
 

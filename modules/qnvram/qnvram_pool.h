@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/workqueue.h>
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
@@ -48,6 +49,12 @@ enum qnvram_boot_source {
  *	Protected by qnvram_pool.lock.
  * @bg_busy: a background swap-out is writing the region (qnvram_bgswap.c).
  *	Protected by qnvram_pool.lock.
+ * @swapping: a synchronous swap-out or swap-in of the region is doing its
+ *	I/O without qnvram_pool.lock (enum qnvram_swapping); whoever needs
+ *	the region waits on qnvram_pool.swap_wq. Protected by qnvram_pool.lock.
+ * @swap_to: while @swapping, where its bytes go: swap bytes from the swap
+ *	area start (out) or pool bytes (in), reserved: no one else may use
+ *	them. Protected by qnvram_pool.lock.
  */
 struct qnvram_region_rt {
 	unsigned int binds;
@@ -57,6 +64,15 @@ struct qnvram_region_rt {
 	bool dirty;
 	u32 gen;
 	bool bg_busy;
+	u8 swapping;
+	u64 swap_to;
+};
+
+/* qnvram_region_rt.swapping */
+enum qnvram_swapping {
+	QNVRAM_SWAPPING_NONE,
+	QNVRAM_SWAPPING_OUT,
+	QNVRAM_SWAPPING_IN,
 };
 
 /**
@@ -112,6 +128,8 @@ struct qnvram_region_rt {
  *	and formatted the pool instead of restoring it
  * @wb_stale: background write-backs not committed because the pool
  *	changed between their snapshot and their commit
+ * @swap_budget_refusals: binds refused because the swaps they needed were
+ *	over the caller's swap budget (uid_swap_mib_per_hour)
  * @load_dropped: table entries (of the adopted pool or the restored image)
  *	that did not fit the pool or the swap area, dropped with salvage=1
  *
@@ -156,6 +174,7 @@ struct qnvram_stats {
 	u64 img_retire_errors;
 	u64 restore_stale;
 	u64 wb_stale;
+	u64 swap_budget_refusals;
 	u64 load_dropped;
 };
 
@@ -400,12 +419,25 @@ struct qnvram_bgswap {
  * @meta_slot: the pool slot holding the current metadata (0 or 1)
  * @rt: run-time state per table entry
  *
+ * The table for readers that must not wait for @lock (netlink GET_STATS,
+ * LIST and RETRIEVE: @lock may be held across flash I/O):
+ * @view_seq: written under @lock, by every qnvram_meta_commit()
+ * @view: the table as last committed (see qnvram_view_read())
+ *
  * Backing device, protected by @lock:
  * @backing: the open device, ->bdev NULL when there is none
  * @backing_bytes: its size, bytes
  * @bounce: two buffers for bios, so that copying one chunk out of the pool
  *	overlaps with writing the previous one
  * @next_bounce: the buffer the next asynchronous write uses
+ * Synchronous swaps (qnvram_swap_out(), qnvram_swap_in()) do their I/O
+ * without @lock, so that no netlink command, page fault or other app
+ * waits for them:
+ * @swap_lock: serialises them and guards @swap_bounce; never taken with
+ *	@lock held
+ * @swap_bounce: their buffer
+ * @swap_wq: woken when one ends (qnvram_region_rt.swapping cleared)
+ *
  * @img_slot: image slot holding the current image, or when there is none
  *	the newest header (image or stale marker) on the device; -1 for none.
  *	The next image goes into the other slot.
@@ -434,6 +466,10 @@ struct qnvram_bgswap {
  * @img_mark_wq: woken when @img_marking is cleared
  * @img_mark_page: the marker's buffer (one page, used by one writer at a
  *	time: the one that set @img_marking)
+ * @img_committing: a background write-back's image header is being written
+ *	without @lock (qnvram_img_commit()); set and cleared under @lock,
+ *	waited for on @img_mark_wq by whoever would change the pool or write
+ *	an image slot
  *
  * Mappings, protected by @lock:
  * @bindings: every open /dev/qnvram file (struct qnvram_binding.node); a
@@ -462,11 +498,16 @@ struct qnvram_pool {
 	struct qnvram_meta *meta;
 	int meta_slot;
 	struct qnvram_region_rt rt[QNVRAM_MAX_REGIONS];
+	seqcount_mutex_t view_seq;
+	struct qnvram_meta *view;
 
 	struct mobio_bdev backing;
 	u64 backing_bytes;
 	struct qnvram_bounce bounce[QNVRAM_NR_BOUNCE];
 	unsigned int next_bounce;
+	struct mutex swap_lock;	/* see above: synchronous swaps' I/O */
+	struct qnvram_bounce swap_bounce;
+	wait_queue_head_t swap_wq;
 	int img_slot;
 	u64 img_seq;
 	struct qnvram_img_header img_hdr;
@@ -479,6 +520,7 @@ struct qnvram_pool {
 	u64 img_marked_seq;
 	wait_queue_head_t img_mark_wq;
 	struct page *img_mark_page;
+	bool img_committing;
 
 	struct list_head bindings;
 	unsigned long frozen_until;
@@ -530,6 +572,8 @@ int qnvram_pick_victim(struct qnvram_pool *pool, bool skip_bg_busy);
 int qnvram_resolve_uid(const struct cred *cred, struct user_namespace *ns,
 		       u32 uid, bool admin, u32 *pool_uid);
 void qnvram_meta_commit(struct qnvram_pool *pool);
+void qnvram_view_publish(struct qnvram_pool *pool);
+void qnvram_view_read(struct qnvram_pool *pool, struct qnvram_meta *copy);
 struct qnvram_meta *qnvram_meta_slot_ptr(struct qnvram_pool *pool, int slot);
 void qnvram_persist(void *addr, size_t bytes);
 unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
@@ -546,17 +590,22 @@ int qnvram_flush(struct qnvram_pool *pool);
 int qnvram_restore(struct qnvram_pool *pool, bool salvage);
 int qnvram_swap_out(struct qnvram_pool *pool, int slot);
 int qnvram_swap_in(struct qnvram_pool *pool, int slot, u64 pool_offset);
+int qnvram_swap_wait(struct qnvram_pool *pool, int slot);
+bool qnvram_swap_reserved(struct qnvram_pool *pool, enum qnvram_swapping dir,
+			  u64 off, u64 len, u64 *pos);
 int qnvram_triggers_init(struct qnvram_pool *pool);
 void qnvram_triggers_exit(struct qnvram_pool *pool);
 int qnvram_img_commit(struct qnvram_pool *pool, int slot,
 		      struct qnvram_meta *img_meta, u32 nr, u64 bytes,
-		      u64 start_ns);
+		      u64 start_ns, bool unlocked_io);
 u64 qnvram_img_data_pos(struct qnvram_pool *pool, int slot, u64 off);
 int qnvram_swap_find_gap(struct qnvram_pool *pool, u64 len, u64 *soff);
 int qnvram_img_retire(struct qnvram_pool *pool);
 void qnvram_img_retire_at_load(struct qnvram_pool *pool, const char *why);
 bool qnvram_img_holds_pool(struct qnvram_pool *pool);
 bool qnvram_img_current(struct qnvram_pool *pool);
+bool qnvram_img_current_racy(struct qnvram_pool *pool);
+bool qnvram_img_retire_waits(struct qnvram_pool *pool);
 bool qnvram_writes_watched(struct qnvram_pool *pool);
 
 /* qnvram_wb.c */
@@ -569,6 +618,7 @@ void qnvram_region_touch(struct qnvram_pool *pool, int slot);
 void qnvram_wb_end(struct qnvram_pool *pool, int result);
 bool qnvram_fb_get(struct qnvram_fb *fb);
 void qnvram_fb_put(struct qnvram_fb *fb);
+void qnvram_fb_tail(void);
 unsigned int qnvram_fb_split(u64 pos, u64 end, struct qnvram_fb_piece *p);
 
 /* qnvram_bgswap.c */

@@ -498,7 +498,7 @@ static void qnvram_wb_commit_fn(struct work_struct *work)
 	if (!ret)
 		ret = qnvram_img_commit(pool, wb->slot, wb->meta, wb->nr_regions,
 					wb->data_bytes + QNVRAM_META_IO_BYTES,
-					wb->start_ns);
+					wb->start_ns, true);
 	if (!ret) {
 		qnvram_wb_clean(pool);
 		wb->meta = NULL;	/* the pool's newest image now */

@@ -129,6 +129,56 @@ out=$(as_uid $U unshare -r mobioctl qnvram flush 2>&1)
 check_eq userns_root_cannot_flush 1 "$(echo "$out" | grep -c 'Operation not permitted')"
 check_ok userns_root_frees_its_own as_uid $U unshare -r mobioctl qnvram free $U 0x88
 
+# The pool outlives rmmod: empty it for the next part.
+mobioctl qnvram list | sed -n 's/^uid \([0-9]*\) magic \(0x[0-9a-f]*\) .*/\1 \2/p' |
+	while read -r u m; do qnvtest free "$u" "$m" >/dev/null; done
+check_eq pool_emptied 0 "$(mobioctl qnvram list | grep -c '^uid ')"
+rmmod qnvram
+
+# --- wear: swap traffic one uid causes is budgeted ------------------------------
+# Root maps all but 2.5 MiB of the data area (never a victim); uid A's two
+# 1.5 MiB regions do not fit together, so retrieving them in turn swaps one
+# out and the other in, forever without a budget. With 8 MiB an hour, A's
+# binds stop with ENOSPC before 8 MiB have moved; root is not limited.
+check_ok reload_with_swap_budget qnvram_load uid_swap_mib_per_hour=8
+check_eq swap_budget_param 8 "$(cat $P/uid_swap_mib_per_hour)"
+qnvtest hold 0 0x500 $((DATA - 5 * MB / 2)) 5 >/tmp/wear-hold.out 2>&1 &
+wh=$!
+i=0
+while ! grep -q ready /tmp/wear-hold.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+check_ok root_maps_most_of_the_pool grep -q ready /tmp/wear-hold.out
+check_ok wear_a_first_region as_uid $A qnvtest alloc $A 0x600 $((3 * MB / 2)) 1
+check_ok wear_a_second_region_swaps_first_out as_uid $A qnvtest alloc $A 0x601 $((3 * MB / 2)) 2
+n=0
+err=
+while [ $n -lt 20 ]; do
+	if ! out=$(as_uid $A qnvtest verify $A $((0x600 + n % 2)) $((1 + n % 2)) 2>&1); then
+		err=$(echo "$out" | sed -n 's/.*(\(E[A-Z]*\)).*/\1/p')
+		break
+	fi
+	n=$((n + 1))
+done
+moved=$(( $(qnvram_stat swap_bytes) ))
+log "wear: uid A retrieved $n times in turn, then $err; swap_bytes $moved, swap_ins $(qnvram_stat swap_ins), refusals $(qnvram_stat swap_budget_refusals)"
+check_eq wear_loop_stops_with_enospc ENOSPC "$err"
+check_ge wear_loop_ran_until_budget 2 "$n"
+check_ge wear_loop_swapped_out_regions $((3 * MB)) "$moved"
+check_ok wear_swap_written_within_budget test "$moved" -le $((8 * MB))
+check_ge wear_refusal_counted 1 "$(qnvram_stat swap_budget_refusals)"
+check_ok wear_root_not_limited qnvtest verify $A $((0x600 + n % 2)) $((1 + n % 2))
+check_ok wear_budget_off_again sh -c "echo 0 >$P/uid_swap_mib_per_hour"
+check_ok wear_a_retrieves_without_budget as_uid $A qnvtest verify $A $((0x601 - n % 2)) $((2 - n % 2))
+# what the budget stops: without it every retrieve in turn swaps 1.5 MiB out
+b0=$(qnvram_stat swap_bytes)
+for k in 0 1 2 3 4 5; do
+	as_uid $A qnvtest verify $A $((0x600 + k % 2)) $((1 + k % 2)) >/dev/null || break
+done
+check_ge wear_unbudgeted_loop_keeps_writing $((b0 + 6 * 3 * MB / 2)) "$(qnvram_stat swap_bytes)"
+kill $wh
+wait $wh 2>/dev/null
+qnvtest free $A 0x600 >/dev/null
+qnvtest free $A 0x601 >/dev/null
+qnvtest free 0 0x500 >/dev/null
 rmmod qnvram
 check_eq dmesg_clean "" "$(dmesg | grep -E 'BUG|WARNING|Oops|general protection' | head -n 3)"
 finish

@@ -28,6 +28,14 @@
  *	                                      mremaps, dups, forks on /dev/qnvram;
  *	                                      every region made must free after
  *	qnvtest persist                       print the persist barrier mechanism
+ *	qnvtest latency UID MAGIC SIZE SECONDS CMD...
+ *	                                      for SECONDS: retrieve the region
+ *	                                      (SIZE 0: not at all), store to every
+ *	                                      page what it holds, unmap (a fault
+ *	                                      pass), then run
+ *	                                      CMD; prints "rounds N fault_max_ms
+ *	                                      A fault_median_ms B cmd_max_ms C
+ *	                                      cmd_median_ms D"; exit 1 if CMD fails
  *
  * Numbers are decimal or 0x-hex. The pattern: the byte at offset o is byte
  * o % 8 (little-endian) of splitmix64(splitmix64(SEED) + o / 8), so any
@@ -55,6 +63,7 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/qnvram.h>
@@ -944,6 +953,92 @@ static int qt_cmd_caps(int argc, char **argv)
 	return qt_fail("caps: exec");
 }
 
+static double qt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int qt_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define QT_LATENCY_MAX_ROUNDS	100000
+
+/* Max and median of @n samples (sorted in place). */
+static void qt_max_median(double *v, size_t n, double *max, double *median)
+{
+	qsort(v, n, sizeof(*v), qt_cmp_double);
+	*max = n ? v[n - 1] : 0;
+	*median = n ? v[n / 2] : 0;
+}
+
+static int qt_cmd_latency(int argc, char **argv)
+{
+	static double fault_ms[QT_LATENCY_MAX_ROUNDS], cmd_ms[QT_LATENCY_MAX_ROUNDS];
+	double end, t, fmax, fmed, cmax, cmed;
+	uint64_t size, seconds;
+	uint32_t uid, magic;
+	size_t n = 0, len, off;
+	pid_t pid;
+	int status;
+	char *p;
+
+	if (argc < 5 || !qt_parse_region(argv, &uid, &magic) ||
+	    !qt_parse_u64(argv[2], SIZE_MAX, &size) ||
+	    !qt_parse_u64(argv[3], 86400, &seconds))
+		return qt_usage_error("usage: latency UID MAGIC SIZE SECONDS CMD...");
+	end = qt_now_ms() + seconds * 1e3;
+	while (qt_now_ms() < end && n < QT_LATENCY_MAX_ROUNDS) {
+		fault_ms[n] = 0;
+		t = qt_now_ms();
+		p = size ? qnvm_retrieve(uid, magic, &len) : NULL;
+		if (size && !p)
+			return qt_fail("latency: retrieve");
+		/* A store of what is there: a write fault, the bytes unchanged. */
+		for (off = 0; p && off < len; off += 4096)
+			((volatile char *)p)[off] = ((volatile char *)p)[off];
+		if (p && qnvm_unmap(p) < 0)
+			return qt_fail("latency: unmap");
+		if (p)
+			fault_ms[n] = qt_now_ms() - t;
+
+		t = qt_now_ms();
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return qt_fail("latency: fork");
+		if (!pid) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0)
+				dup2(fd, STDOUT_FILENO);
+			execvp(argv[4], argv + 4);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) < 0)
+			return qt_fail("latency: waitpid");
+		cmd_ms[n] = qt_now_ms() - t;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			qt_errno = 0;
+			fprintf(stderr, "qnvtest: latency: %s failed (status %#x)\n",
+				argv[4], status);
+			return QT_FAIL;
+		}
+		n++;
+	}
+	qt_max_median(fault_ms, n, &fmax, &fmed);
+	qt_max_median(cmd_ms, n, &cmax, &cmed);
+	qt_say("rounds %zu fault_max_ms %.1f fault_median_ms %.1f cmd_max_ms %.1f cmd_median_ms %.1f\n",
+	       n, fmax, fmed, cmax, cmed);
+	return QT_OK;
+}
+
 static void qt_usage(FILE *out)
 {
 	fputs(
@@ -965,6 +1060,10 @@ static void qt_usage(FILE *out)
 "                               (magics 0xf0220000+ only); then every region it\n"
 "                               made must free: \"ops N, ok M, errors K, ...\"\n"
 "  persist                      \"ok MECHANISM\" of the persist barrier\n"
+"  latency UID MAGIC SIZE SECONDS CMD...\n"
+"                               for SECONDS: retrieve (SIZE 0: not), store to\n"
+"                               every page its own bytes, unmap;\n"
+"                               unmap; run CMD; \"rounds N fault_max_ms A ...\"\n"
 "Numbers: decimal or 0x-hex. Exit: 0 ok, 1 failed, 2 usage.\n", out);
 }
 
@@ -986,6 +1085,7 @@ static const struct qt_cmd qt_cmds[] = {
 	{ "double-free", qt_cmd_double_free },
 	{ "ioctl-fuzz", qt_cmd_ioctl_fuzz },
 	{ "persist", qt_cmd_persist },
+	{ "latency", qt_cmd_latency },
 };
 
 static const struct qt_cmd *qt_find_cmd(const char *name)
