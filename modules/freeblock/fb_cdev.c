@@ -392,7 +392,7 @@ static long fb_ioc_register(struct fb_file *f, struct fb_scrub_req __user *ureq,
 	struct fb_scrub_req req;
 	struct block_device *bdev;
 	struct fb_range range;
-	struct fb_opts opts;
+	struct fb_opts opts = { 0 };	/* no owner: freeblock's own code */
 	unsigned long pages;
 	struct file *bf;
 	u64 nblocks;

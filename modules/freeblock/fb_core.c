@@ -1090,14 +1090,13 @@ static int fb_register(struct block_device *bdev, enum req_op op,
 	return id;
 }
 
-/* @rate as the options of a task without flags. */
+/* @rate as the options of a task without flags or owner. */
 static const struct fb_opts *fb_rate_opts(const struct fb_rate *rate,
 					  struct fb_opts *opts)
 {
 	if (!rate)
 		return NULL;
-	opts->rate = *rate;
-	opts->flags = 0;
+	*opts = (struct fb_opts){ .rate = *rate };
 	return opts;
 }
 

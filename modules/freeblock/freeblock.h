@@ -127,7 +127,8 @@ struct fb_owner {
  */
 static inline void fb_owner_wait(struct fb_owner *owner)
 {
-	wait_var_event(&owner->tasks, !atomic_read(&owner->tasks));
+	/* acquire: the callbacks' stores are seen after it */
+	wait_var_event(&owner->tasks, !atomic_read_acquire(&owner->tasks));
 }
 
 /**
@@ -153,7 +154,8 @@ struct fb_rate {
  */
 
 /**
- * struct fb_opts - options of fb_read_opts() and fb_write_opts()
+ * struct fb_opts - options of fb_read_opts() and fb_write_opts(); zero
+ *	what you do not set (an initializer does)
  * @rate: rate floor and ceiling (0: none)
  * @flags: FB_TASK_F_* (others: -EINVAL)
  * @owner: counts the task until its final callback has returned, for
