@@ -154,6 +154,7 @@ static void qnvram_bgswap_callback(void *ctx, u64 lbn, void *buf, int status)
 		return;
 	WRITE_ONCE(t->ended, true);
 	qnvram_bgswap_region_put(&qnvram_pool, t->r);
+	qnvram_fb_tail();
 }
 
 /* Abort @r's tasks that have not ended. Caller holds pool->lock. */
@@ -273,8 +274,9 @@ static int qnvram_bgswap_add(struct qnvram_pool *pool, int slot)
 static void qnvram_bgswap_register(struct qnvram_pool *pool)
 {
 	struct qnvram_bgswap *bg = &pool->bgswap;
-	struct fb_rate rate = {
-		.ceiling_kbps = READ_ONCE(qnvram_swap_bg_ceiling_kbps),
+	struct fb_opts opts = {
+		.rate.ceiling_kbps = READ_ONCE(qnvram_swap_bg_ceiling_kbps),
+		.owner = &bg->fb.owner,
 	};
 	unsigned int i, j;
 	int id;
@@ -292,12 +294,12 @@ static void qnvram_bgswap_register(struct qnvram_pool *pool)
 
 			id = READ_ONCE(r->error);
 			if (!id)
-				id = bg->fb.fb_write(pool->backing.bdev, &range,
-						     t->piece.blksize,
-						     qnvram_bgswap_callback,
-						     qnvram_bgswap_getbuffer,
-						     t, rate.ceiling_kbps ?
-						     &rate : NULL);
+				id = bg->fb.fb_write_opts(pool->backing.bdev,
+							  &range,
+							  t->piece.blksize,
+							  qnvram_bgswap_callback,
+							  qnvram_bgswap_getbuffer,
+							  t, &opts);
 			if (id > 0) {
 				t->id = id;
 				continue;
@@ -640,6 +642,8 @@ void qnvram_bgswap_init(struct qnvram_pool *pool)
  *	its tasks; what it did not commit stays resident
  * @pool: the pool; no file is open
  *
+ * Returns once freeblock has returned from every callback of every
+ * background swap-out task, this one's and those of earlier ones.
  * Context: process, may sleep; module exit.
  */
 void qnvram_bgswap_exit(struct qnvram_pool *pool)
@@ -654,8 +658,12 @@ void qnvram_bgswap_exit(struct qnvram_pool *pool)
 			qnvram_bgswap_abort(bg, &bg->regions[i]);
 	mutex_unlock(&pool->lock);
 	cancel_work_sync(&bg->start_work);
-	/* Aborted tasks end soon; the last callback queues the work first. */
-	wait_for_completion(&bg->all_ended);
+	/*
+	 * Aborted tasks end soon and no new one starts. The last callback
+	 * queues the commit work and wakes all_ended, and then still returns
+	 * through this module's code: wait until freeblock is out of it.
+	 */
+	fb_owner_wait(&bg->fb.owner);
 	cancel_work_sync(&bg->commit_work);
 	mutex_lock(&pool->lock);
 	for (i = 0; i < bg->nr_regions; i++)

@@ -199,19 +199,23 @@ struct qnvram_bounce {
 
 /**
  * struct qnvram_fb - freeblock's API, looked up with symbol_get() by
- *	qnvram_fb_get() (a soft dependency: see qnvram_wb.c); all NULL
- *	while not held
- * @fb_write: fb_write()
+ *	qnvram_fb_get() (a soft dependency: see qnvram_wb.c); the functions
+ *	are all NULL while not held
+ * @fb_write_opts: fb_write_opts()
  * @fb_promote: fb_promote()
  * @fb_abort: fb_abort()
+ * @owner: every task registered through it, until freeblock has returned
+ *	from its final callback (the exit waits with fb_owner_wait()); kept
+ *	across qnvram_fb_put()
  */
 struct qnvram_fb {
-	int (*fb_write)(struct block_device *bdev, const struct fb_range *range,
-			u32 blksize, fb_callback_t callback,
-			fb_getbuffer_t getbuffer, void *ctx,
-			const struct fb_rate *rate);
+	int (*fb_write_opts)(struct block_device *bdev,
+			     const struct fb_range *range, u32 blksize,
+			     fb_callback_t callback, fb_getbuffer_t getbuffer,
+			     void *ctx, const struct fb_opts *opts);
 	int (*fb_promote)(int id);
 	int (*fb_abort)(int id);
+	struct fb_owner owner;
 };
 
 /*

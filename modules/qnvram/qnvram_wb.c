@@ -38,6 +38,7 @@
 #include <linux/vmalloc.h>
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
+#include <linux/delay.h>
 #include "qnvram_pool.h"
 
 /* Block size of the 64 KiB-aligned middle of each extent. */
@@ -89,29 +90,30 @@ MODULE_PARM_DESC(writeback_floor_kbps, "Rate floor of background write-back task
 
 /**
  * qnvram_fb_get() - look freeblock's API up (a soft dependency)
- * @fb: filled with fb_write(), fb_promote() and fb_abort()
+ * @fb: filled with fb_write_opts(), fb_promote() and fb_abort()
  *
  * Each symbol_get() takes a reference on freeblock.ko: it cannot be
  * unloaded until qnvram_fb_put(). Used by the write-back and by the
  * background swap-out (qnvram_bgswap.c), each for as long as one runs.
+ * Their tasks count in @fb->owner, which the module exit waits on.
  * Context: process.
  * Return: true when freeblock is loaded (all three found), else false with
  * nothing held.
  */
 bool qnvram_fb_get(struct qnvram_fb *fb)
 {
-	fb->fb_write = symbol_get(fb_write);
+	fb->fb_write_opts = symbol_get(fb_write_opts);
 	fb->fb_promote = symbol_get(fb_promote);
 	fb->fb_abort = symbol_get(fb_abort);
-	if (fb->fb_write && fb->fb_promote && fb->fb_abort)
+	if (fb->fb_write_opts && fb->fb_promote && fb->fb_abort)
 		return true;
-	if (fb->fb_write)
-		symbol_put(fb_write);
+	if (fb->fb_write_opts)
+		symbol_put(fb_write_opts);
 	if (fb->fb_promote)
 		symbol_put(fb_promote);
 	if (fb->fb_abort)
 		symbol_put(fb_abort);
-	fb->fb_write = NULL;
+	fb->fb_write_opts = NULL;
 	fb->fb_promote = NULL;
 	fb->fb_abort = NULL;
 	return false;
@@ -120,18 +122,21 @@ bool qnvram_fb_get(struct qnvram_fb *fb)
 /**
  * qnvram_fb_put() - release what qnvram_fb_get() took (nothing if it
  *	holds nothing)
- * @fb: the API; all NULL afterwards
+ * @fb: the API; its functions all NULL afterwards
  *
+ * The last callback of a task may still be returning: freeblock.ko stays
+ * loaded until then (its exit ends every task first), and @fb->owner
+ * still counts it.
  * Context: process.
  */
 void qnvram_fb_put(struct qnvram_fb *fb)
 {
-	if (!fb->fb_write)
+	if (!fb->fb_write_opts)
 		return;
-	symbol_put(fb_write);
+	symbol_put(fb_write_opts);
 	symbol_put(fb_promote);
 	symbol_put(fb_abort);
-	fb->fb_write = NULL;
+	fb->fb_write_opts = NULL;
 	fb->fb_promote = NULL;
 	fb->fb_abort = NULL;
 }
@@ -182,6 +187,40 @@ static void qnvram_wb_tasks_ended(struct qnvram_wb *wb)
 	complete_all(&wb->tasks_done);
 }
 
+/*
+ * Test knob, off by default: freeblock's final callbacks into qnvram sleep
+ * this long at their very end, after they woke whoever waits for the task
+ * (the commit, a takeover, rmmod), as a preempted worker would stay there.
+ */
+static unsigned int qnvram_fb_tail_ms;
+module_param_named(test_fb_tail_ms, qnvram_fb_tail_ms, uint, 0644);
+MODULE_PARM_DESC(test_fb_tail_ms, "Test only: freeblock's final callbacks into qnvram sleep this many ms after they signal the task's end (0: off, default; at most 10000)");
+
+/* The longest test_fb_tail_ms honoured, ms. */
+#define QNVRAM_FB_TAIL_MAX_MS	(10U * MSEC_PER_SEC)
+
+/* Final callbacks that slept for test_fb_tail_ms; see qnvram_fb_tail(). */
+static unsigned int qnvram_fb_tails;
+
+/**
+ * qnvram_fb_tail() - the test_fb_tail_ms sleep, at the end of a final
+ *	callback from freeblock
+ *
+ * Counts the sleep after it: so the worker returns from msleep() into
+ * qnvram's code, as it would from any work after the wake-up (a tail
+ * call would return straight into freeblock).
+ * Context: process (freeblock's worker), sleeps when the knob is set.
+ */
+void qnvram_fb_tail(void)
+{
+	unsigned int ms = READ_ONCE(qnvram_fb_tail_ms);
+
+	if (!ms)
+		return;
+	msleep(min(ms, QNVRAM_FB_TAIL_MAX_MS));
+	WRITE_ONCE(qnvram_fb_tails, qnvram_fb_tails + 1);
+}
+
 /* freeblock's callback, per block and final (process context). */
 static void qnvram_wb_callback(void *ctx, u64 lbn, void *buf, int status)
 {
@@ -195,6 +234,7 @@ static void qnvram_wb_callback(void *ctx, u64 lbn, void *buf, int status)
 	WRITE_ONCE(t->ended, true);
 	if (atomic_dec_and_test(&wb->tasks_left))
 		qnvram_wb_tasks_ended(wb);
+	qnvram_fb_tail();
 }
 
 static bool qnvram_entry_resident(const struct qnvram_region_entry *e)
@@ -294,7 +334,10 @@ static int qnvram_wb_stage(struct qnvram_pool *pool)
 static void qnvram_wb_register(struct qnvram_pool *pool)
 {
 	struct qnvram_wb *wb = &pool->wb;
-	struct fb_rate rate = { .floor_kbps = READ_ONCE(qnvram_wb_floor_kbps) };
+	struct fb_opts opts = {
+		.rate.floor_kbps = READ_ONCE(qnvram_wb_floor_kbps),
+		.owner = &wb->fb.owner,
+	};
 	unsigned int i;
 	int id, err = 0;
 
@@ -304,9 +347,11 @@ static void qnvram_wb_register(struct qnvram_pool *pool)
 		struct qnvram_wb_task *t = &wb->tasks[i];
 		struct fb_range r = { .start = t->dev_pos, .len = t->len };
 
-		id = err ? err : wb->fb.fb_write(pool->backing.bdev, &r,
-						 t->blksize, qnvram_wb_callback,
-						 qnvram_wb_getbuffer, t, &rate);
+		id = err ? err : wb->fb.fb_write_opts(pool->backing.bdev, &r,
+						      t->blksize,
+						      qnvram_wb_callback,
+						      qnvram_wb_getbuffer, t,
+						      &opts);
 		if (id > 0) {
 			t->id = id;
 			continue;
@@ -681,6 +726,8 @@ void qnvram_wb_init(struct qnvram_pool *pool)
  *	for its tasks (the image it was writing is not committed)
  * @pool: the pool
  *
+ * Returns once freeblock has returned from every callback of every
+ * write-back task, this one's and those of write-backs that ended before.
  * Context: process, may sleep; module exit.
  */
 void qnvram_wb_exit(struct qnvram_pool *pool)
@@ -700,9 +747,12 @@ void qnvram_wb_exit(struct qnvram_pool *pool)
 				wb->fb.fb_abort(wb->tasks[i].id);
 	}
 	mutex_unlock(&pool->lock);
-	/* Aborted tasks end soon; the commit work may have ended it first. */
-	if (READ_ONCE(wb->state) == QNVRAM_WB_RUNNING)
-		wait_for_completion(&wb->tasks_done);
+	/*
+	 * Aborted tasks end soon and no new one starts. The last callback
+	 * of a write-back wakes tasks_done and then still returns through
+	 * this module's code: wait until freeblock is out of every one.
+	 */
+	fb_owner_wait(&wb->fb.owner);
 	cancel_work_sync(&wb->commit_work);
 	mutex_lock(&pool->lock);
 	qnvram_wb_end(pool, -ECANCELED);
