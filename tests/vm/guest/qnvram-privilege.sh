@@ -165,6 +165,10 @@ check_ge wear_loop_ran_until_budget 2 "$n"
 check_ge wear_loop_swapped_out_regions $((3 * MB)) "$moved"
 check_ok wear_swap_written_within_budget test "$moved" -le $((8 * MB))
 check_ge wear_refusal_counted 1 "$(qnvram_stat swap_budget_refusals)"
+# the budget is per uid: B's allocation, which swaps A's idle region out,
+# is charged to B and works, while A stays over its own
+check_ok wear_other_uid_has_its_own_budget as_uid $B qnvtest alloc $B 0x602 $((2 * MB)) 3
+check_ok wear_a_still_over_budget as_uid $A qnvtest expect-errno ENOSPC verify $A $((0x600 + n % 2)) $((1 + n % 2))
 check_ok wear_root_not_limited qnvtest verify $A $((0x600 + n % 2)) $((1 + n % 2))
 check_ok wear_budget_off_again sh -c "echo 0 >$P/uid_swap_mib_per_hour"
 check_ok wear_a_retrieves_without_budget as_uid $A qnvtest verify $A $((0x601 - n % 2)) $((2 - n % 2))
@@ -178,6 +182,7 @@ kill $wh
 wait $wh 2>/dev/null
 qnvtest free $A 0x600 >/dev/null
 qnvtest free $A 0x601 >/dev/null
+qnvtest free $B 0x602 >/dev/null
 qnvtest free 0 0x500 >/dev/null
 rmmod qnvram
 check_eq dmesg_clean "" "$(dmesg | grep -E 'BUG|WARNING|Oops|general protection' | head -n 3)"
