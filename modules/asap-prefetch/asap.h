@@ -68,6 +68,7 @@ enum asap_fault_kind {
 	ASAP_LOG_FILE,		/* @inode, pages @key.. of a folio added */
 	ASAP_LOG_ANON,		/* the app swapped in the page at @key */
 	ASAP_LOG_ANON_PREPAGED,	/* a worker swapped in the page at @key */
+	ASAP_LOG_ANON_MINOR,	/* the app mapped @key from the swap cache */
 };
 
 /**
