@@ -22,6 +22,18 @@
  * the page is accessed and decremented at each window without access; an
  * entry whose timeout runs out is dropped.
  *
+ * Those are the seed's rules (rules=seed). The recall rules (rules=recall)
+ * favour recall, because a prepaged page runs beside the app: it pays when
+ * p * fault cost > (1 - p) * prefetch cost, a low break-even p. Every page,
+ * file or anonymous, enters the table on its first sighting (the window's
+ * footprint joins the frequent set), in every window; an entry is dropped
+ * after k windows in a row (unused_windows, ASAP_E_IDLE) in which it was
+ * neither faulted nor, if prepaged, used. The faults are the seed's
+ * functions (a file fault learns new pages, anon NEW is ignored); the
+ * sweeps are asap_file_sweep_recall() and asap_anon_sweep_recall(). The
+ * saved fields mean the same under both (file: windows seen in, anon:
+ * timeout), so a profile saved under one loads under the other.
+ *
  * Saved profiles (ASAP_CMD_PROFILE_GET/SET) keep each entry's count and
  * table bit, as runs of pages in the same state (asap_prof_feed()); a run
  * loaded back is checked by asap_prof_check() and becomes entries of
@@ -49,9 +61,27 @@
 #define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen */
 #define ASAP_E_GAP	BIT(13)		/* file: only read as a merged gap */
 #define ASAP_E_FIRST	GENMASK(47, 16)	/* first-use order in the last window */
+/* recall: windows in a row without a fault or a use (below k, not saved) */
+#define ASAP_E_IDLE	GENMASK(55, 48)
 
 /* Largest value of the ASAP_E_COUNT field. */
 #define ASAP_E_COUNT_MAX	255U
+/* Largest k of the recall rules (unused_windows): ASAP_E_IDLE holds k - 1. */
+#define ASAP_E_IDLE_MAX		255U
+
+/**
+ * enum asap_rule_set - which rules the estimators follow (parameter rules)
+ * @ASAP_RULES_SEED: the seed's: file offline profile, anon promotion on a
+ *	second window and timeouts
+ * @ASAP_RULES_RECALL: first sighting enters the table, k unused windows
+ *	drop an entry
+ * @ASAP_NR_RULES: how many
+ */
+enum asap_rule_set {
+	ASAP_RULES_SEED,
+	ASAP_RULES_RECALL,
+	ASAP_NR_RULES,
+};
 
 /**
  * enum asap_act - what to do with an entry
@@ -112,24 +142,39 @@ static inline bool asap_file_phase(unsigned int profiled,
 }
 
 /**
+ * asap_file_learns() - whether a window learns file pages it did not know
+ * @rules: the rule set of the window
+ * @profiling: the window belongs to the offline profile
+ *
+ * Context: any.
+ * Return: seed: while profiling; recall: always.
+ */
+static inline bool asap_file_learns(enum asap_rule_set rules, bool profiling)
+{
+	return rules == ASAP_RULES_RECALL || profiling;
+}
+
+/**
  * asap_file_fault() - a logged fault on one file page
  * @present: the page has an entry
  * @val: its value (ignored when !@present)
- * @profiling: the window belongs to the offline profile
+ * @learn: unknown pages are learned (asap_file_learns(); seed: the window
+ *	belongs to the offline profile)
  * @seq: the fault's place in the log
  * @nv: the value to add or set
  *
  * A page counts once per window: its first fault sets ASAP_E_SEEN and its
- * first-use order. Outside the profile no new page is learned.
+ * first-use order. Without @learn (seed: outside the profile) no new page
+ * is learned.
  * Context: any.
  * Return: ASAP_ACT_ADD, ASAP_ACT_SET (with @nv) or ASAP_ACT_NONE.
  */
 static inline enum asap_act asap_file_fault(bool present, unsigned long val,
-					    bool profiling, u32 seq,
+					    bool learn, u32 seq,
 					    unsigned long *nv)
 {
 	if (!present) {
-		if (!profiling)
+		if (!learn)
 			return ASAP_ACT_NONE;
 		*nv = ASAP_E_SEEN | FIELD_PREP(ASAP_E_FIRST, seq);
 		return ASAP_ACT_ADD;
@@ -278,6 +323,124 @@ static inline enum asap_act asap_anon_sweep(unsigned long val,
 	else
 		return ASAP_ACT_DEL;	/* expired */
 	*nv = (n & ~ASAP_E_COUNT) | FIELD_PREP(ASAP_E_COUNT, t);
+	return ASAP_ACT_SET;
+}
+
+/**
+ * asap_recall_idle() - an entry's windows without a fault or a use (recall)
+ * @val: the entry
+ * @active: the page was faulted in the window, or prepaged and used
+ * @k: windows in a row without either that drop the entry (unused_windows;
+ *	taken as 1..ASAP_E_IDLE_MAX)
+ * @idle: its new ASAP_E_IDLE, when true is returned
+ *
+ * An active window resets the count; the k-th inactive one in a row drops
+ * the entry (a count at or above a lowered k drops it at its next one).
+ * Context: any.
+ * Return: false when the entry is to be dropped.
+ */
+static inline bool asap_recall_idle(unsigned long val, bool active,
+				    unsigned int k, unsigned long *idle)
+{
+	unsigned long i = FIELD_GET(ASAP_E_IDLE, val) + 1;
+
+	if (active) {
+		*idle = 0;
+		return true;
+	}
+	if (k > ASAP_E_IDLE_MAX)
+		k = ASAP_E_IDLE_MAX;
+	if (i >= k)
+		return false;
+	*idle = i;
+	return true;
+}
+
+/**
+ * asap_file_sweep_recall() - the end of a window for one file entry, recall
+ * @val: the entry
+ * @used: a prepaged page is mapped by the app (only looked at when @val
+ *	has ASAP_E_PREPAGED)
+ * @k: unused_windows
+ * @nv: the new value, for ASAP_ACT_SET
+ * @use: how a prepaged page turned out
+ *
+ * A page faulted in the window (its first sighting too) is in the table; a
+ * prepaged page used stays in it; after @k windows in a row with neither
+ * the entry is dropped. A resident page the app did not fault is not known
+ * to be used (its mapping outlives windows): it ages, and is learned again
+ * at its next fault. The count of windows seen in goes on (the saved
+ * field, the seed's profile count); gap pages are dropped as under seed.
+ * Context: any.
+ * Return: ASAP_ACT_SET (with @nv) or ASAP_ACT_DEL.
+ */
+static inline enum asap_act asap_file_sweep_recall(unsigned long val,
+						   bool used, unsigned int k,
+						   unsigned long *nv,
+						   enum asap_use *use)
+{
+	unsigned long n = val & ~(ASAP_E_SEEN | ASAP_E_PREPAGED | ASAP_E_USED |
+				  ASAP_E_IDLE | ASAP_E_COUNT);
+	unsigned long cnt = FIELD_GET(ASAP_E_COUNT, val), idle;
+	bool active = val & ASAP_E_SEEN;
+
+	*use = ASAP_USE_NONE;
+	if (val & ASAP_E_PREPAGED) {
+		*use = used ? ASAP_USE_HIT : ASAP_USE_UNUSED;
+		active |= used;
+	}
+	if (val & ASAP_E_GAP)
+		return ASAP_ACT_DEL;
+	if (!asap_recall_idle(val, active, k, &idle))
+		return ASAP_ACT_DEL;
+	if ((val & ASAP_E_SEEN) && cnt < ASAP_E_COUNT_MAX)
+		cnt++;
+	if (active)
+		n |= ASAP_E_TABLE;
+	*nv = n | FIELD_PREP(ASAP_E_COUNT, cnt) | FIELD_PREP(ASAP_E_IDLE, idle);
+	return ASAP_ACT_SET;
+}
+
+/**
+ * asap_anon_sweep_recall() - the end of a window for one anon entry, recall
+ * @val: the entry (ASAP_E_USED set when its accessed bit was seen)
+ * @timeout: anon_timeout, kept in the saved count of an active entry
+ *	(taken as 1..ASAP_E_COUNT_MAX: a saved anon count is never 0)
+ * @k: unused_windows
+ * @nv: the new value, for ASAP_ACT_SET
+ * @use: how a prepaged page turned out
+ *
+ * A page faulted in the window (its first sighting too) or whose accessed
+ * bit was seen (a prepaged or resident table page) is in the table; after
+ * @k windows in a row with neither the entry is dropped.
+ * Context: any.
+ * Return: ASAP_ACT_SET (with @nv) or ASAP_ACT_DEL.
+ */
+static inline enum asap_act asap_anon_sweep_recall(unsigned long val,
+						   unsigned int timeout,
+						   unsigned int k,
+						   unsigned long *nv,
+						   enum asap_use *use)
+{
+	unsigned long n = val & ~(ASAP_E_SEEN | ASAP_E_NEW | ASAP_E_PREPAGED |
+				  ASAP_E_USED | ASAP_E_IDLE);
+	bool active = val & (ASAP_E_SEEN | ASAP_E_USED);
+	unsigned long idle;
+
+	*use = ASAP_USE_NONE;
+	if (val & ASAP_E_PREPAGED)
+		*use = (val & ASAP_E_USED) ? ASAP_USE_HIT : ASAP_USE_UNUSED;
+	if (!asap_recall_idle(val, active, k, &idle))
+		return ASAP_ACT_DEL;
+	if (active) {
+		if (!timeout)
+			timeout = 1;
+		else if (timeout > ASAP_E_COUNT_MAX)
+			timeout = ASAP_E_COUNT_MAX;
+		n = (n & ~ASAP_E_COUNT) | FIELD_PREP(ASAP_E_COUNT, timeout) |
+		    ASAP_E_TABLE;
+	}
+	*nv = n | FIELD_PREP(ASAP_E_IDLE, idle);
 	return ASAP_ACT_SET;
 }
 

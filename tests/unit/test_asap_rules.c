@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of ASAP's estimators (modules/asap-prefetch/asap_rules.h, the
- * same header asap_learn.c and asap_prepage.c use), with the seed's rules:
+ * same header asap_learn.c and asap_prepage.c use). The seed's rules
+ * (rules=seed):
  *
  *  file pages: over the first N switches (10), pages seen in >= M (8)
  *  become candidates; extents closer than 16 pages merge; a prepaged page
@@ -10,6 +11,11 @@
  *  anonymous pages: a new fault makes a candidate, a candidate accessed
  *  again is promoted, the timeout is decremented each window and reset on
  *  access, expired entries are dropped.
+ *
+ * The recall rules (rules=recall, tests named recall_*): a page of either
+ * kind faulted in a window is in the table, in every window; an entry
+ * neither faulted nor (prepaged and) used in k windows in a row is
+ * dropped; saved profiles load under either set.
  *
  * A window is simulated as asap_learn() runs it: the faults of the log in
  * order (file: asap_file_fault(); anon: asap_anon_fault()), the accessed
@@ -39,6 +45,8 @@
 /* ---- a table and the simulation of one window ---- */
 
 struct table {
+	enum asap_rule_set rules;	/* zeroed: the seed's */
+	unsigned int k;		/* recall: unused_windows */
 	bool present[NP];
 	unsigned long val[NP];
 	unsigned int profiled;	/* file: profile windows closed */
@@ -100,7 +108,8 @@ static void file_window(struct table *t, const unsigned int *log,
 	for (i = 0; i < n; i++) {
 		p = log[i];
 		t->faults++;
-		act = asap_file_fault(t->present[p], t->val[p], profiling, i,
+		act = asap_file_fault(t->present[p], t->val[p],
+				      asap_file_learns(t->rules, profiling), i,
 				      &nv);
 		apply(t, p, act, nv);
 	}
@@ -109,8 +118,13 @@ static void file_window(struct table *t, const unsigned int *log,
 	for (p = 0; p < NP; p++) {
 		if (!t->present[p])
 			continue;
-		act = asap_file_sweep(t->val[p], mapped && mapped[p],
-				      profiling, end, M_MIN, &nv, &use);
+		if (t->rules == ASAP_RULES_RECALL)
+			act = asap_file_sweep_recall(t->val[p],
+						     mapped && mapped[p], t->k,
+						     &nv, &use);
+		else
+			act = asap_file_sweep(t->val[p], mapped && mapped[p],
+					      profiling, end, M_MIN, &nv, &use);
 		count_use(t, use);
 		apply(t, p, act, nv);
 	}
@@ -151,7 +165,11 @@ static void anon_window(struct table *t, const unsigned int *log,
 	for (p = 0; p < NP; p++) {
 		if (!t->present[p])
 			continue;
-		act = asap_anon_sweep(t->val[p], TIMEOUT, &nv, &use);
+		if (t->rules == ASAP_RULES_RECALL)
+			act = asap_anon_sweep_recall(t->val[p], TIMEOUT, t->k,
+						     &nv, &use);
+		else
+			act = asap_anon_sweep(t->val[p], TIMEOUT, &nv, &use);
 		count_use(t, use);
 		apply(t, p, act, nv);
 	}
@@ -791,6 +809,500 @@ static void prof_check_refuses_bad_runs(void **state)
 	assert_true(asap_prof_val(&ok, true, TIMEOUT) & ASAP_E_TABLE);
 }
 
+/* ---- recall rules ---- */
+
+#define K_DEFAULT	2	/* the module's default unused_windows */
+
+static struct table recall_table(unsigned int k)
+{
+	struct table t = { .rules = ASAP_RULES_RECALL, .k = k };
+
+	return t;
+}
+
+static unsigned long idle_of(const struct table *t, unsigned int p)
+{
+	return FIELD_GET(ASAP_E_IDLE, t->val[p]);
+}
+
+/* The seed learns new file pages while profiling only; recall always. */
+static void recall_file_learns_in_every_window(void **state)
+{
+	(void)state;
+	assert_true(asap_file_learns(ASAP_RULES_SEED, true));
+	assert_false(asap_file_learns(ASAP_RULES_SEED, false));
+	assert_true(asap_file_learns(ASAP_RULES_RECALL, true));
+	assert_true(asap_file_learns(ASAP_RULES_RECALL, false));
+}
+
+/* A file page faulted once, in the profile or after it, is in the table. */
+static void recall_file_first_sighting_enters_table(void **state)
+{
+	unsigned int log[] = { 3, 5, 3 }, late[] = { 9 }, w;
+	struct table t = recall_table(K_DEFAULT);
+
+	(void)state;
+	file_window(&t, log, 3, NULL, NULL);
+	if (!in_table(&t, 3) || !in_table(&t, 5))
+		fail_msg("pages faulted in the first window: expected in the table, got %d %d",
+			 in_table(&t, 3), in_table(&t, 5));
+	assert_int_equal(table_pages(&t), 2);
+	assert_int_equal(count_of(&t, 3), 1);	/* windows seen in */
+	assert_int_equal(idle_of(&t, 3), 0);
+	assert_false(t.val[3] & (ASAP_E_SEEN | ASAP_E_PREPAGED));
+	/* Long after the profile: a new page still enters on first sight. */
+	for (w = 1; w < 3 * N_PROFILE; w++)
+		file_window(&t, log, 3, NULL, NULL);
+	file_window(&t, late, 1, NULL, NULL);
+	if (!in_table(&t, 9))
+		fail_msg("page first faulted in window %u (profile of %u): expected in the table",
+			 3 * N_PROFILE + 1, N_PROFILE);
+	assert_true(in_table(&t, 3) && in_table(&t, 5));
+}
+
+/* An anonymous page swapped in once is in the table, no second window. */
+static void recall_anon_first_sighting_enters_table(void **state)
+{
+	unsigned int log[] = { 3, 3, 7 };
+	struct table t = recall_table(K_DEFAULT);
+
+	(void)state;
+	anon_window(&t, log, 3, NULL, NULL);
+	if (!in_table(&t, 3) || !in_table(&t, 7))
+		fail_msg("pages swapped in in one window: expected in the table, got %d %d",
+			 in_table(&t, 3), in_table(&t, 7));
+	assert_int_equal(t.faults, 2);	/* the retried fault counts once */
+	assert_int_equal(count_of(&t, 3), TIMEOUT);
+	assert_false(t.val[3] & (ASAP_E_SEEN | ASAP_E_NEW | ASAP_E_USED));
+}
+
+/*
+ * Faulted in one window, then k windows with neither a fault nor a use:
+ * present after k - 1 of them (in the table), dropped at the k-th.
+ */
+static void recall_dropped_after_exactly_k_unused_windows(void **state)
+{
+	static const unsigned int ks[] = { 1, 2, 3, 7, ASAP_E_IDLE_MAX };
+	unsigned int log[] = { 4 }, i, w, k, anon;
+	struct table t;
+
+	(void)state;
+	for (anon = 0; anon < 2; anon++) {
+		for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+			k = ks[i];
+			t = recall_table(k);
+			if (anon)
+				anon_window(&t, log, 1, NULL, NULL);
+			else
+				file_window(&t, log, 1, NULL, NULL);
+			for (w = 1; w <= k; w++) {
+				if (anon)
+					anon_window(&t, NULL, 0, NULL, NULL);
+				else
+					file_window(&t, NULL, 0, NULL, NULL);
+				if (w < k && (!in_table(&t, 4) ||
+					      idle_of(&t, 4) != w))
+					fail_msg("%s k=%u: after %u unused windows expected in the table with idle %u, got present=%d table=%d idle %lu",
+						 anon ? "anon" : "file", k, w,
+						 w, t.present[4],
+						 in_table(&t, 4),
+						 idle_of(&t, 4));
+			}
+			if (t.present[4])
+				fail_msg("%s k=%u: after %u unused windows expected dropped, idle %lu",
+					 anon ? "anon" : "file", k, k,
+					 idle_of(&t, 4));
+		}
+	}
+}
+
+/*
+ * A prepaged page used (file: mapped; anon: accessed bit) resets the
+ * count: k - 1 unused windows, a hit, k - 1 more: still there; then one
+ * more unused window than that and it goes. Prepaged and not used counts
+ * as unused.
+ */
+static void recall_used_prepaged_page_resets_count(void **state)
+{
+	bool prepaged[NP] = { 0 }, used[NP] = { 0 };
+	unsigned int log[] = { 4 }, w, k = 3, anon;
+	struct table t;
+
+	(void)state;
+	prepaged[4] = true;
+	used[4] = true;
+	for (anon = 0; anon < 2; anon++) {
+		t = recall_table(k);
+#define WINDOW(l, n, pp, u) do {					\
+	if (anon)							\
+		anon_window(&t, l, n, pp, u);				\
+	else								\
+		file_window(&t, l, n, pp, u);				\
+} while (0)
+		WINDOW(log, 1, NULL, NULL);
+		for (w = 1; w < k; w++)
+			WINDOW(NULL, 0, prepaged, NULL);	/* unused */
+		assert_int_equal(t.unused, k - 1);
+		assert_int_equal(idle_of(&t, 4), k - 1);
+		WINDOW(NULL, 0, prepaged, used);		/* a hit */
+		assert_int_equal(t.hits, 1);
+		if (!in_table(&t, 4) || idle_of(&t, 4) != 0)
+			fail_msg("%s: prepaged page used after %u unused windows: expected idle 0 in the table, got present=%d idle %lu",
+				 anon ? "anon" : "file", k - 1, t.present[4],
+				 idle_of(&t, 4));
+		for (w = 1; w < k; w++)
+			WINDOW(NULL, 0, prepaged, NULL);
+		assert_true(in_table(&t, 4));
+		WINDOW(NULL, 0, prepaged, NULL);
+		if (t.present[4])
+			fail_msg("%s: %u prepaged windows unused since the hit: expected dropped",
+				 anon ? "anon" : "file", k);
+		assert_int_equal(t.unused, 2 * k - 1);
+#undef WINDOW
+	}
+}
+
+/* A fault resets the count; a mapped page not prepaged is not a use. */
+static void recall_fault_resets_count(void **state)
+{
+	bool mapped[NP] = { 0 };
+	unsigned int log[] = { 4 }, w, k = 4;
+	struct table t = recall_table(k);
+
+	(void)state;
+	mapped[4] = true;
+	file_window(&t, log, 1, NULL, NULL);
+	for (w = 1; w < k; w++)
+		file_window(&t, NULL, 0, NULL, mapped);
+	assert_int_equal(idle_of(&t, 4), k - 1);
+	file_window(&t, log, 1, NULL, NULL);
+	assert_int_equal(idle_of(&t, 4), 0);
+	assert_int_equal(count_of(&t, 4), 2);
+	for (w = 1; w < k; w++)
+		file_window(&t, NULL, 0, NULL, mapped);
+	assert_true(in_table(&t, 4));
+	file_window(&t, NULL, 0, NULL, mapped);
+	if (t.present[4])
+		fail_msg("file page resident, mapped, not prepaged, not faulted for %u windows: expected dropped",
+			 k);
+
+	/* Anon: a fault, and a resident table page's accessed bit, reset. */
+	t = recall_table(k);
+	anon_window(&t, log, 1, NULL, NULL);
+	for (w = 1; w < k; w++)
+		anon_window(&t, NULL, 0, NULL, NULL);
+	anon_window(&t, log, 1, NULL, NULL);
+	assert_int_equal(idle_of(&t, 4), 0);
+	for (w = 1; w < k; w++)
+		anon_window(&t, NULL, 0, NULL, NULL);
+	anon_window(&t, NULL, 0, NULL, mapped);	/* accessed, resident */
+	assert_int_equal(idle_of(&t, 4), 0);
+	assert_int_equal(t.hits + t.unused, 0);	/* not prepaged: not judged */
+	for (w = 1; w <= k; w++)
+		anon_window(&t, NULL, 0, NULL, NULL);
+	assert_false(t.present[4]);
+}
+
+/*
+ * k out of range: 0 acts as 1, above ASAP_E_IDLE_MAX as it; the count never
+ * leaves its field. A count at or above a lowered k drops at its next
+ * unused window.
+ */
+static void recall_k_clamped_and_lowered(void **state)
+{
+	unsigned long v = ASAP_E_TABLE, nv = 0;
+	enum asap_use use;
+	unsigned int w;
+
+	(void)state;
+	assert_int_equal(asap_file_sweep_recall(v, false, 0, &nv, &use),
+			 ASAP_ACT_DEL);
+	assert_int_equal(asap_anon_sweep_recall(v | FIELD_PREP(ASAP_E_COUNT, 1),
+						TIMEOUT, 0, &nv, &use),
+			 ASAP_ACT_DEL);
+	for (w = 1; w < ASAP_E_IDLE_MAX; w++) {
+		assert_int_equal(asap_file_sweep_recall(v, false, 100000, &nv,
+							&use), ASAP_ACT_SET);
+		if (FIELD_GET(ASAP_E_IDLE, nv) != w || (nv & ~(ASAP_E_IDLE |
+							      ASAP_E_TABLE)))
+			fail_msg("window %u with k above the field: expected idle %u and nothing else, got %#lx",
+				 w, w, nv);
+		v = nv;
+	}
+	assert_int_equal(asap_file_sweep_recall(v, false, 100000, &nv, &use),
+			 ASAP_ACT_DEL);
+	v = ASAP_E_TABLE | FIELD_PREP(ASAP_E_IDLE, 5);
+	assert_int_equal(asap_file_sweep_recall(v, false, 2, &nv, &use),
+			 ASAP_ACT_DEL);
+	assert_int_equal(asap_file_sweep_recall(v | ASAP_E_SEEN, false, 2, &nv,
+						&use), ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_IDLE, nv), 0);
+}
+
+/* The file count (windows seen in) saturates, below the table bit. */
+static void recall_file_count_saturates(void **state)
+{
+	unsigned long v = FIELD_PREP(ASAP_E_COUNT, ASAP_E_COUNT_MAX) |
+			  ASAP_E_SEEN, nv = 0;
+	enum asap_use use;
+
+	(void)state;
+	assert_int_equal(asap_file_sweep_recall(v, false, K_DEFAULT, &nv, &use),
+			 ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), ASAP_E_COUNT_MAX);
+	assert_int_equal(nv, FIELD_PREP(ASAP_E_COUNT, ASAP_E_COUNT_MAX) |
+			     ASAP_E_TABLE);
+}
+
+/* Gap pages are dropped under recall too, counted as hits or unused. */
+static void recall_gap_pages_dropped(void **state)
+{
+	unsigned long nv = 0;
+	enum asap_use use;
+
+	(void)state;
+	assert_int_equal(asap_file_sweep_recall(ASAP_E_GAP | ASAP_E_PREPAGED,
+						true, K_DEFAULT, &nv, &use),
+			 ASAP_ACT_DEL);
+	assert_int_equal(use, ASAP_USE_HIT);
+	assert_int_equal(asap_file_sweep_recall(ASAP_E_GAP | ASAP_E_PREPAGED,
+						false, K_DEFAULT, &nv, &use),
+			 ASAP_ACT_DEL);
+	assert_int_equal(use, ASAP_USE_UNUSED);
+}
+
+/* The first-use order survives the sweep and reaches the extents. */
+static void recall_keeps_first_use_for_extents(void **state)
+{
+	struct asap_ext_run run = { 0 }, o;
+	unsigned long nv = 0;
+	enum asap_use use;
+
+	(void)state;
+	assert_int_equal(asap_file_sweep_recall(ASAP_E_SEEN |
+						FIELD_PREP(ASAP_E_FIRST, 77),
+						false, K_DEFAULT, &nv, &use),
+			 ASAP_ACT_SET);
+	assert_int_equal(asap_file_sweep_recall(nv, false, K_DEFAULT, &nv,
+						&use), ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_IDLE, nv), 1);
+	assert_false(asap_ext_feed(&run, 10, nv, MERGE, 256, &o));
+	assert_true(asap_ext_end(&run, &o));
+	assert_int_equal(o.first, 77);
+	assert_int_equal(o.end - o.start, 1);
+}
+
+/*
+ * Random footprints, against the recall rule in plain counts: a page has
+ * an entry iff it was active (faulted, or prepaged and used) less than k
+ * windows ago; every entry is in the table. Each window the workers
+ * prepage a random part of the table (as if evicted) and the app uses a
+ * random part of what was prepaged; no fault on a prepaged page.
+ */
+static void recall_random_patterns_match_rules(void **state)
+{
+	unsigned int round, w, p, n, k, anon, log[2 * NP], last[NP];
+	bool prepaged[NP], used[NP], active[NP], alive[NP];
+	struct table t;
+
+	(void)state;
+	srand(seed + 3);
+	for (round = 0; round < 400; round++) {
+		anon = round & 1;
+		k = (unsigned int)rand() % 4 + 1;
+		t = recall_table(k);
+		memset(alive, 0, sizeof(alive));
+		for (w = 0; w < 30; w++) {
+			n = 0;
+			memset(active, 0, sizeof(active));
+			for (p = 0; p < NP; p++) {
+				prepaged[p] = in_table(&t, p) && rand() % 2;
+				used[p] = prepaged[p] && rand() % 2;
+				if (used[p])
+					active[p] = true;
+				if (prepaged[p] ||
+				    (unsigned int)rand() % (2 * NP) >= p)
+					continue;
+				log[n++] = p;
+				active[p] = true;
+				if (rand() % 4 == 0)
+					log[n++] = p;	/* a retried fault */
+			}
+			if (anon)
+				anon_window(&t, log, n, prepaged, used);
+			else
+				file_window(&t, log, n, prepaged, used);
+			for (p = 0; p < NP; p++) {
+				if (active[p]) {
+					alive[p] = true;
+					last[p] = w;
+				} else if (alive[p] && w - last[p] >= k) {
+					alive[p] = false;
+				}
+				if (t.present[p] != alive[p] ||
+				    (alive[p] && !in_table(&t, p)))
+					fail_msg("seed %u round %u (%s, k=%u) window %u page %u: expected present=%d, got present=%d table=%d",
+						 seed + 3, round,
+						 anon ? "anon" : "file", k, w,
+						 p, alive[p], t.present[p],
+						 in_table(&t, p));
+			}
+		}
+	}
+}
+
+/*
+ * A table built under recall saves and loads under seed, and one built
+ * under seed loads under recall: every run passes asap_prof_check() (an
+ * anonymous count is never 0, even with anon_timeout 0), loaded entries
+ * have no unused-window count, and the next windows follow the rules of
+ * the set loading them.
+ */
+static unsigned int save_runs(const struct table *t,
+			      struct asap_profile_run *runs)
+{
+	struct asap_profile_run run = { 0 }, out;
+	unsigned int p, n = 0;
+
+	for (p = 0; p < NP; p++)
+		if (t->present[p] && asap_prof_feed(&run, p, t->val[p], &out))
+			runs[n++] = out;
+	if (asap_prof_end(&run, &out))
+		runs[n++] = out;
+	return n;
+}
+
+static void load_runs(struct table *t, const struct asap_profile_run *runs,
+		      unsigned int n, bool anon)
+{
+	unsigned long idx;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const char *why = asap_prof_check(&runs[i], runs[i].start,
+						  anon, NP);
+
+		if (why)
+			fail_msg("run %u (%u pages at %lu, count %u): refused: %s",
+				 i, runs[i].nr, (unsigned long)runs[i].start,
+				 runs[i].count, why);
+		for (idx = runs[i].start; idx < runs[i].start + runs[i].nr;
+		     idx++) {
+			t->present[idx] = true;
+			t->val[idx] = asap_prof_val(&runs[i], anon, TIMEOUT);
+		}
+	}
+}
+
+static void recall_profiles_load_under_both_rule_sets(void **state)
+{
+	unsigned int log[] = { 1, 2, 3 }, one[] = { 1 }, w, n, p;
+	struct table r = recall_table(K_DEFAULT), s = { 0 }, u;
+	struct asap_profile_run runs[NP];
+	unsigned long nv = 0;
+	enum asap_use use;
+
+	(void)state;
+	/* recall -> seed, anon: counts are timeouts, at most anon_timeout. */
+	anon_window(&r, log, 3, NULL, NULL);
+	anon_window(&r, one, 1, NULL, NULL);	/* 2, 3: idle 1 */
+	n = save_runs(&r, runs);
+	u = (struct table){ 0 };
+	load_runs(&u, runs, n, true);
+	for (p = 1; p <= 3; p++) {
+		if (!in_table(&u, p) || count_of(&u, p) != TIMEOUT ||
+		    idle_of(&u, p))
+			fail_msg("anon page %u saved under recall, loaded: expected table, timeout %u, idle 0; got %d %lu %lu",
+				 p, TIMEOUT, in_table(&u, p), count_of(&u, p),
+				 idle_of(&u, p));
+	}
+	for (w = 1; w <= TIMEOUT; w++)
+		anon_window(&u, one, 1, NULL, NULL);	/* seed: 2, 3 age */
+	assert_true(u.present[1]);
+	assert_false(u.present[2] || u.present[3]);
+
+	/* anon_timeout 0 under recall: the saved count is 1, loadable. */
+	assert_int_equal(asap_anon_sweep_recall(ASAP_E_SEEN, 0, K_DEFAULT,
+						&nv, &use), ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), 1);
+	/* and above the field: at most ASAP_E_COUNT_MAX, not wrapped. */
+	assert_int_equal(asap_anon_sweep_recall(ASAP_E_SEEN, 1000, K_DEFAULT,
+						&nv, &use), ASAP_ACT_SET);
+	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), ASAP_E_COUNT_MAX);
+
+	/* seed -> recall, file: candidates and table pages of a profile. */
+	for (w = 0; w < N_PROFILE; w++)
+		file_window(&s, w < M_MIN ? log : one, w < M_MIN ? 3 : 1,
+			    NULL, NULL);
+	assert_int_equal(table_pages(&s), 3);
+	s.val[2] &= ~ASAP_E_TABLE;	/* an evicted candidate */
+	n = save_runs(&s, runs);
+	u = recall_table(K_DEFAULT);
+	load_runs(&u, runs, n, false);
+	assert_int_equal(count_of(&u, 1), N_PROFILE);
+	assert_int_equal(count_of(&u, 3), M_MIN);
+	assert_true(in_table(&u, 3));
+	assert_true(u.present[2] && !in_table(&u, 2));
+	file_window(&u, &log[1], 1, NULL, NULL);	/* the candidate */
+	assert_true(in_table(&u, 2));
+	assert_int_equal(count_of(&u, 2), M_MIN + 1);
+	file_window(&u, &log[1], 1, NULL, NULL);
+	assert_false(u.present[1] || u.present[3]);	/* k = 2 unused */
+	assert_true(in_table(&u, 2));
+
+	/* File counts up to 255 saved under either load as saved. */
+	runs[0] = (struct asap_profile_run){ .start = 5, .nr = 2,
+		.count = 255, .flags = ASAP_PROFILE_F_TABLE };
+	u = recall_table(K_DEFAULT);
+	load_runs(&u, runs, 1, false);
+	file_window(&u, (unsigned int[]){ 5 }, 1, NULL, NULL);
+	assert_int_equal(u.val[5], FIELD_PREP(ASAP_E_COUNT, 255) |
+				   ASAP_E_TABLE);
+	assert_int_equal(u.val[6], FIELD_PREP(ASAP_E_COUNT, 255) |
+				   ASAP_E_TABLE | FIELD_PREP(ASAP_E_IDLE, 1));
+}
+
+/* The unused-window count is not saved: runs merge across it. */
+static void recall_idle_count_not_saved(void **state)
+{
+	struct asap_profile_run run = { 0 }, out;
+	unsigned long v = ASAP_E_TABLE | FIELD_PREP(ASAP_E_COUNT, 3);
+
+	(void)state;
+	assert_false(asap_prof_feed(&run, 10, v, &out));
+	assert_false(asap_prof_feed(&run, 11, v | FIELD_PREP(ASAP_E_IDLE, 1),
+				    &out));
+	assert_true(asap_prof_end(&run, &out));
+	assert_int_equal(out.nr, 2);
+	assert_false(ASAP_E_SAVED & ASAP_E_IDLE);
+}
+
+/*
+ * The rules change between windows: recall's entries go on under seed and
+ * back (the count and the table bit mean the same in both).
+ */
+static void recall_switch_to_seed_and_back(void **state)
+{
+	unsigned int log[] = { 1, 2 }, one[] = { 1 }, w;
+	bool prepaged[NP] = { 0 };
+	struct table t = recall_table(K_DEFAULT);
+
+	(void)state;
+	for (w = 0; w < N_PROFILE; w++)
+		file_window(&t, w < 3 ? log : one, w < 3 ? 2 : 1, NULL, NULL);
+	assert_false(t.present[2]);	/* unused for 7 windows */
+	assert_int_equal(t.profiled, N_PROFILE);
+	t.rules = ASAP_RULES_SEED;
+	file_window(&t, log, 2, NULL, NULL);	/* seed: no new page */
+	assert_false(t.present[2]);
+	prepaged[1] = true;
+	file_window(&t, NULL, 0, prepaged, NULL);	/* evicted, a candidate */
+	assert_true(t.present[1] && !in_table(&t, 1));
+	t.rules = ASAP_RULES_RECALL;
+	file_window(&t, log, 2, NULL, NULL);
+	assert_true(in_table(&t, 1) && in_table(&t, 2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -818,6 +1330,20 @@ int main(void)
 		cmocka_unit_test(prof_round_trip_keeps_count_and_table),
 		cmocka_unit_test(prof_runs_merge_same_state),
 		cmocka_unit_test(prof_check_refuses_bad_runs),
+		cmocka_unit_test(recall_file_learns_in_every_window),
+		cmocka_unit_test(recall_file_first_sighting_enters_table),
+		cmocka_unit_test(recall_anon_first_sighting_enters_table),
+		cmocka_unit_test(recall_dropped_after_exactly_k_unused_windows),
+		cmocka_unit_test(recall_used_prepaged_page_resets_count),
+		cmocka_unit_test(recall_fault_resets_count),
+		cmocka_unit_test(recall_k_clamped_and_lowered),
+		cmocka_unit_test(recall_file_count_saturates),
+		cmocka_unit_test(recall_gap_pages_dropped),
+		cmocka_unit_test(recall_keeps_first_use_for_extents),
+		cmocka_unit_test(recall_random_patterns_match_rules),
+		cmocka_unit_test(recall_profiles_load_under_both_rule_sets),
+		cmocka_unit_test(recall_idle_count_not_saved),
+		cmocka_unit_test(recall_switch_to_seed_and_back),
 	};
 	const char *s = getenv("ASAP_TEST_SEED");
 
