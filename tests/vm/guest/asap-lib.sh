@@ -34,3 +34,58 @@ field() {
 st() {
 	mobioctl asap stats $2 | awk -v k="$1" '$1 == k { print $2 }'
 }
+
+# asap_app_start ANON_MB FILE CMD ACK: asapapp in the background on new
+# FIFOs CMD and ACK (which app_cmd then uses); its pid in $APP, its page
+# counts in $ANON_PAGES and $FILE_PAGES
+asap_app_start() {
+	CMD=$3
+	ACK=$4
+	rm -f "$CMD" "$ACK"
+	mkfifo "$CMD" "$ACK"
+	asapapp "$1" "$2" "$CMD" "$ACK" &
+	REPLY_LINE=
+	read -r -t 60 REPLY_LINE <"$ACK"
+	APP=$(field pid)
+	ANON_PAGES=$(field anon_pages)
+	FILE_PAGES=$(field file_pages)
+}
+
+# asap_wait_resident MIN SECS: ask the app ('r') until at least MIN anon
+# pages are resident or SECS seconds have passed; its last answer in
+# $REPLY_LINE
+asap_wait_resident() {
+	local end=$(($(cut -d. -f1 /proc/uptime) + $2))
+	while :; do
+		app_cmd r
+		[ "$(field anon)" -ge "$1" ] 2>/dev/null && return 0
+		[ "$(cut -d. -f1 /proc/uptime)" -ge $end ] && return 1
+		sleep 0.2
+	done
+}
+
+# uptime_ms: milliseconds since boot (10 ms resolution)
+uptime_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# check_near NAME WANT TOL ACTUAL: pass if ACTUAL is within WANT +- TOL
+check_near() {
+	if [ -n "$4" ] && [ "$4" -ge $(($2 - $3)) ] 2>/dev/null &&
+	   [ "$4" -le $(($2 + $3)) ]; then
+		pass "$1"
+	else
+		fail "$1" "expected $2 +- $3, saw '$4'"
+	fi
+}
+
+# check_dmesg_clean NAME: no kernel splat in dmesg (the runner's SPLAT_RE)
+check_dmesg_clean() {
+	local bad
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|lockdep|KASAN|Kernel panic|Call Trace' | head -n 3 | tr '\n' ' ')
+	if [ -z "$bad" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected no kernel splat in dmesg, saw: $bad"
+	fi
+}

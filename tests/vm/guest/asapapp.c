@@ -18,13 +18,22 @@
  *                                          whose pattern was wrong, M ms in
  *                                          all, U and V us for each mapping
  *   h  the same for the first half of each mapping only
+ *   m  "mmaploop max_us=X avg_us=A count=N"
+ *                                          a second thread maps and unmaps
+ *                                          one anonymous page in a loop for
+ *                                          MMAP_LOOP_MS; X is the longest
+ *                                          mmap+munmap pair, N the pairs
+ *   x  exec this program anew (same pid, arguments and FIFOs): a new mm
+ *      with new mappings; the answer is the new image's "ready" line
  *   q  "bye", and exit
  *
- * The first line on ACK_FIFO is "ready pid=P anon_pages=N file_pages=M".
+ * The first line on ACK_FIFO is "ready pid=P anon_pages=N file_pages=M
+ * execs=E" (E: how many times 'x' replaced the image).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +46,8 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
 #endif
+
+#define MMAP_LOOP_MS	2000
 
 static long page;
 
@@ -64,12 +75,47 @@ static long now_us(void)
 	return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+struct mmap_loop {
+	long max_us;
+	long sum_us;
+	long count;
+	int err;
+};
+
+/* Map and unmap one page until MMAP_LOOP_MS have passed: each pair takes
+ * the mmap lock for writing twice. */
+static void *mmap_loop_fn(void *arg)
+{
+	struct mmap_loop *ml = arg;
+	long end = now_us() + MMAP_LOOP_MS * 1000L, t0, dt;
+	void *p;
+
+	while ((t0 = now_us()) < end) {
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || munmap(p, page)) {
+			ml->err = errno;
+			break;
+		}
+		dt = now_us() - t0;
+		if (dt > ml->max_us)
+			ml->max_us = dt;
+		ml->sum_us += dt;
+		ml->count++;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	size_t anon_len, file_len, i;
 	unsigned char *anon, *file;
 	volatile unsigned long sink = 0;
+	struct mmap_loop ml;
+	const char *gen = getenv("ASAPAPP_EXECS");
+	char genbuf[24];
 	struct stat st;
+	pthread_t th;
 	int fd, cmd, ack;
 	FILE *out;
 	char c;
@@ -106,8 +152,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(out, NULL, _IOLBF, 0);
-	fprintf(out, "ready pid=%d anon_pages=%zu file_pages=%zu\n", getpid(),
-		anon_len / page, (file_len + page - 1) / page);
+	fprintf(out, "ready pid=%d anon_pages=%zu file_pages=%zu execs=%s\n",
+		getpid(), anon_len / page, (file_len + page - 1) / page,
+		gen ? gen : "0");
 
 	while (read(cmd, &c, 1) == 1) {
 		unsigned long ra, rf, bad = 0;
@@ -146,6 +193,33 @@ int main(int argc, char **argv)
 			t2 = now_us();
 			fprintf(out, "touched anon=%lu file=%lu bad=%lu ms=%ld anon_us=%ld file_us=%ld\n",
 				ra, rf, bad, (t2 - t0) / 1000, t1 - t0, t2 - t1);
+			break;
+		case 'm':
+			memset(&ml, 0, sizeof(ml));
+			if (pthread_create(&th, NULL, mmap_loop_fn, &ml) ||
+			    pthread_join(th, NULL))
+				ml.err = EAGAIN;
+			if (ml.err)
+				fprintf(out, "error mmaploop %s\n",
+					strerror(ml.err));
+			else
+				fprintf(out, "mmaploop max_us=%ld avg_us=%ld count=%ld\n",
+					ml.max_us,
+					ml.count ? ml.sum_us / ml.count : 0,
+					ml.count);
+			break;
+		case 'x':
+			/*
+			 * The FIFOs stay open across exec (no O_CLOEXEC): the
+			 * shell waiting on ACK_FIFO never sees it without a
+			 * writer, so it reads the new image's "ready" line.
+			 */
+			snprintf(genbuf, sizeof(genbuf), "%ld",
+				 (gen ? strtol(gen, NULL, 10) : 0) + 1);
+			setenv("ASAPAPP_EXECS", genbuf, 1);
+			fflush(out);
+			execv("/proc/self/exe", argv);
+			fprintf(out, "error exec %s\n", strerror(errno));
 			break;
 		case 'q':
 			fprintf(out, "bye\n");
