@@ -247,4 +247,8 @@ void asap_genl_event_switch(struct asap_app *app, u32 trigger);
 int asap_genl_init(void);
 void asap_genl_exit(void);
 
+/* Estimator parameters (asap_learn.c). */
+extern enum asap_rule_set asap_rules;
+extern unsigned int asap_unused_windows;
+
 #endif /* _ASAP_H */

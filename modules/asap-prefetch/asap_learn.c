@@ -2,13 +2,16 @@
 /*
  * ASAP: the two estimators, fed by the fault log of a closed window.
  *
- * The rules (file pages: offline profile of profile_switches windows,
- * candidates seen in at least profile_min, eviction of unused prepaged
- * pages; anonymous pages: online candidates, promotion, timeouts) are the
- * pure functions of asap_rules.h, unit-tested on the host. This file
- * applies them to an app's tables: it matches logged faults to files,
- * reads the page-table accessed bits and the page cache, and keeps the
- * counters.
+ * The rules are the pure functions of asap_rules.h, unit-tested on the
+ * host, in two sets chosen by the parameter rules. recall (the default):
+ * every page faulted in a window enters the prepaging table, and an entry
+ * is dropped after unused_windows windows in a row in which it was neither
+ * faulted nor, if prepaged, used. seed (the seed's): file pages from an
+ * offline profile of profile_switches windows (candidates seen in at least
+ * profile_min), eviction of unused prepaged pages; anonymous pages: online
+ * candidates, promotion on a second window, timeouts. This file applies
+ * them to an app's tables: it matches logged faults to files, reads the
+ * page-table accessed bits and the page cache, and keeps the counters.
  *
  * Everything here runs under asap_lock, with no window open.
  */
@@ -19,9 +22,11 @@
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "asap.h"
 #include "mobio_compat.h"
 #include "asap_compat.h"
@@ -30,6 +35,64 @@
 #define ASAP_APP_FILES_MAX	64
 /* Pages tested per walk of the accessed bits (one pmd at most). */
 #define ASAP_YOUNG_BATCH	64
+
+/* --- Parameters -------------------------------------------------------- */
+
+static const char * const asap_rules_names[ASAP_NR_RULES] = {
+	[ASAP_RULES_SEED] = "seed",
+	[ASAP_RULES_RECALL] = "recall",
+};
+
+/* Read once per asap_learn(): a change applies from the next window. */
+enum asap_rule_set asap_rules = ASAP_RULES_RECALL;
+
+static int asap_rules_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(asap_rules_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(*(enum asap_rule_set *)kp->arg, i);
+	return 0;
+}
+
+static int asap_rules_get(char *buf, const struct kernel_param *kp)
+{
+	enum asap_rule_set r = READ_ONCE(*(enum asap_rule_set *)kp->arg);
+
+	return scnprintf(buf, PAGE_SIZE, "%s\n", asap_rules_names[r]);
+}
+
+static const struct kernel_param_ops asap_rules_ops = {
+	.set = asap_rules_set,
+	.get = asap_rules_get,
+};
+module_param_cb(rules, &asap_rules_ops, &asap_rules, 0644);
+MODULE_PARM_DESC(rules, "estimator rules: recall (first sighting enters the table, unused_windows drop) or seed (file offline profile, anon promotion and anon_timeout); default recall");
+
+/*
+ * recall: a dead page costs k wasted reads before it goes, a page used in
+ * one window of k stays. The break-even use probability of a prepaged page
+ * is prefetch cost / (fault cost + prefetch cost), about 1/3 with reads
+ * beside the app at half a fault's cost: k = 2 keeps every page used in
+ * every other window and wastes 2 reads (one fault's worth) on a page
+ * that left the footprint. docs/asap.md has the numbers.
+ */
+unsigned int asap_unused_windows = 2;
+
+static int asap_unused_windows_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, ASAP_E_IDLE_MAX);
+}
+
+static const struct kernel_param_ops asap_unused_windows_ops = {
+	.set = asap_unused_windows_set,
+	.get = param_get_uint,
+};
+module_param_cb(unused_windows, &asap_unused_windows_ops,
+		&asap_unused_windows, 0644);
+MODULE_PARM_DESC(unused_windows, "recall rules: an entry neither faulted nor used in this many windows in a row is dropped (1-255; default 2)");
 
 static enum asap_kind asap_xa_kind(struct asap_app *app, struct xarray *xa)
 {
@@ -253,8 +316,22 @@ struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
 	return ERR_PTR(-ENOENT);
 }
 
+/* Whether a page of @af is in the page cache and mapped (by any mm). */
+static bool asap_file_page_used(struct asap_file *af, pgoff_t index)
+{
+	struct folio *folio = mobio_folio_get(af->file->f_mapping, index);
+	bool used;
+
+	if (!folio)
+		return false;
+	used = folio_mapped(folio);
+	folio_put(folio);
+	return used;
+}
+
+/* A logged folio of a file. @learn: new pages are learned. */
 static void asap_log_file(struct asap_app *app, struct asap_file *af,
-			  const struct asap_fault *f, u32 seq, bool profiling)
+			  const struct asap_fault *f, u32 seq, bool learn)
 {
 	unsigned long idx, val, nv = 0;
 	enum asap_act act;
@@ -264,7 +341,7 @@ static void asap_log_file(struct asap_app *app, struct asap_file *af,
 		atomic64_inc(&app->k[ASAP_FILE].faults);
 		e = xa_load(&af->pages, idx);
 		val = e ? xa_to_value(e) : 0;
-		act = asap_file_fault(!!e, val, profiling, seq, &nv);
+		act = asap_file_fault(!!e, val, learn, seq, &nv);
 		asap_entry_apply(app, &af->pages, idx, val, act, nv);
 	}
 }
@@ -351,7 +428,8 @@ static void asap_test_young(struct asap_app *app, struct mm_struct *mm)
 	}
 }
 
-static void asap_sweep_anon(struct asap_app *app)
+static void asap_sweep_anon(struct asap_app *app, enum asap_rule_set rules,
+			    unsigned int k)
 {
 	unsigned long vpn, val, nv = 0;
 	enum asap_use use;
@@ -360,25 +438,19 @@ static void asap_sweep_anon(struct asap_app *app)
 
 	xa_for_each(&app->anon, vpn, e) {
 		val = xa_to_value(e);
-		act = asap_anon_sweep(val, asap_anon_timeout, &nv, &use);
+		if (rules == ASAP_RULES_RECALL)
+			act = asap_anon_sweep_recall(val, asap_anon_timeout, k,
+						     &nv, &use);
+		else
+			act = asap_anon_sweep(val, asap_anon_timeout, &nv,
+					      &use);
 		asap_count_use(&app->k[ASAP_ANON], use);
 		asap_entry_apply(app, &app->anon, vpn, val, act, nv);
 	}
 }
 
-static bool asap_file_page_used(struct asap_file *af, pgoff_t index)
-{
-	struct folio *folio = mobio_folio_get(af->file->f_mapping, index);
-	bool used;
-
-	if (!folio)
-		return false;
-	used = folio_mapped(folio);
-	folio_put(folio);
-	return used;
-}
-
 static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
+			    enum asap_rule_set rules, unsigned int k,
 			    bool profiling, bool profile_end)
 {
 	unsigned long idx, val, nv = 0;
@@ -390,8 +462,12 @@ static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 	xa_for_each(&af->pages, idx, e) {
 		val = xa_to_value(e);
 		used = (val & ASAP_E_PREPAGED) && asap_file_page_used(af, idx);
-		act = asap_file_sweep(val, used, profiling, profile_end,
-				      asap_profile_min, &nv, &use);
+		if (rules == ASAP_RULES_RECALL)
+			act = asap_file_sweep_recall(val, used, k, &nv, &use);
+		else
+			act = asap_file_sweep(val, used, profiling,
+					      profile_end, asap_profile_min,
+					      &nv, &use);
 		asap_count_use(&app->k[ASAP_FILE], use);
 		asap_entry_apply(app, &af->pages, idx, val, act, nv);
 	}
@@ -408,11 +484,18 @@ static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len)
 {
+	enum asap_rule_set rules = READ_ONCE(asap_rules);
+	unsigned int k = READ_ONCE(asap_unused_windows);
 	struct mm_struct *mm = app->mm;
 	bool profiling, profile_end;
 	struct asap_file *af;
 	unsigned int i;
 
+	/*
+	 * The profile's progress goes on under recall too (its count of
+	 * windows seen in is kept), so that a change to seed does not start
+	 * a profile over the counts recall kept.
+	 */
 	profiling = asap_file_phase(app->profiled, asap_profile_switches,
 				    &profile_end);
 	if (!mmget_not_zero(mm))
@@ -432,16 +515,17 @@ void asap_learn(struct asap_app *app, const struct asap_fault *log,
 			app->file_unmapped += f->nr;
 			continue;
 		}
-		asap_log_file(app, af, f, i, profiling);
+		asap_log_file(app, af, f, i,
+			      asap_file_learns(rules, profiling));
 	}
 
 	if (mm)
 		asap_test_young(app, mm);
-	asap_sweep_anon(app);
+	asap_sweep_anon(app, rules, k);
 	if (profiling)
 		app->profiled++;
 	list_for_each_entry(af, &app->files, node)
-		asap_sweep_file(app, af, profiling, profile_end);
+		asap_sweep_file(app, af, rules, k, profiling, profile_end);
 
 	if (mm) {
 		mmap_read_unlock(mm);
