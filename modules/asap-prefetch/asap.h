@@ -31,6 +31,7 @@ extern unsigned int asap_entries_max;
 extern unsigned int asap_apps_max;
 extern unsigned int asap_window_ms;
 extern unsigned int asap_prepage_throttle_ms;
+extern unsigned int asap_test_page_delay_ms;
 
 /*
  * An estimator entry, an xarray value: a page of a file (by index) or of
@@ -128,10 +129,13 @@ struct asap_worker {
 
 /**
  * struct asap_job - the prepaging of one switch
- * @app: the app (its tables outlive the job: the job is flushed first)
- * @ext: extents, in first-use order
+ * @app: the app (its tables outlive the job: the job is stopped before
+ *	the window it belongs to is learned from)
+ * @ext: extents, in first-use order; taken from the last
  * @nr_ext: how many
- * @next: next extent to take
+ * @next: extents taken so far
+ * @trigger_ns: ktime of the switch's trigger, for prepage_start_us
+ * @started: a worker has started
  * @cancel: set when the app leaves the foreground
  * @interrupted: a worker stopped with an extent half done or left
  * @nr_workers: work items in @workers
@@ -142,6 +146,8 @@ struct asap_job {
 	struct asap_extent *ext;
 	unsigned int nr_ext;
 	atomic_t next;
+	u64 trigger_ns;
+	atomic_t started;
 	bool cancel;
 	bool interrupted;
 	unsigned int nr_workers;
@@ -165,7 +171,11 @@ struct asap_job {
  * @anon: virtual page number -> estimator entry
  * @nr_entries: estimator entries of both kinds (workers add gap pages)
  * @profiled: file profile switches done (stops at asap_profile_switches)
- * @job: the prepaging of the open window, or NULL
+ * @job: the prepaging of its last window, until that window is learned
+ *	from, or NULL
+ * @prep_ext: extents for its next switch, built when its last window was
+ *	learned from (NULL: built at the switch)
+ * @prep_nr: how many
  *
  * Counters:
  * @switches: windows opened
@@ -174,6 +184,10 @@ struct asap_job {
  * @read_bytes: bytes the workers brought in
  * @cancelled: prepaging jobs cancelled before they finished
  * @file_unmapped: file faults on files the app does not map (ignored)
+ * @prepage_start_us: the last switch: from its trigger to the first
+ *	worker running (written by that worker)
+ * @prepage_start_max_us: the largest @prepage_start_us
+ * @mm_changes: times its tables restarted because exec() replaced its mm
  */
 struct asap_app {
 	struct list_head node;
@@ -190,6 +204,8 @@ struct asap_app {
 	atomic_t nr_entries;
 	unsigned int profiled;
 	struct asap_job *job;
+	struct asap_extent *prep_ext;
+	unsigned int prep_nr;
 
 	u64 switches;
 	struct asap_kstats k[ASAP_NR_KINDS];
@@ -197,15 +213,10 @@ struct asap_app {
 	atomic64_t read_bytes;
 	u64 cancelled;
 	u64 file_unmapped;
+	u64 prepage_start_us;
+	u64 prepage_start_max_us;
+	u64 mm_changes;
 };
-
-/*
- * The fault log of the open window (one window is open at a time), in
- * order; appended by the probes under asap_log_lock, read by asap_learn()
- * once no probe can append.
- */
-extern struct asap_fault *asap_log_buf;
-extern unsigned int asap_log_len;
 
 /* Module state (asap_main.c). */
 extern struct mutex asap_lock;
@@ -226,7 +237,7 @@ struct asap_app *asap_app_get(pid_t nr, struct netlink_ext_ack *extack);
 bool asap_app_busy(struct asap_app *app);
 int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		       unsigned int max);
-#define ASAP_NR_STATS	40
+#define ASAP_NR_STATS	48
 
 bool asap_entry_add(struct asap_app *app, struct xarray *xa,
 		    unsigned long index, unsigned long val);
@@ -240,15 +251,15 @@ void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len);
 void asap_app_free_tables(struct asap_app *app);
 
-struct asap_job *asap_job_start(struct asap_app *app);
+void asap_learn_wait(void);
+
+void asap_job_prepare(struct asap_app *app);
+void asap_job_unprepare(struct asap_app *app);
+struct asap_job *asap_job_start(struct asap_app *app, u64 trigger_ns);
 bool asap_job_stop(struct asap_job *job, bool cancel);
 
 void asap_genl_event_switch(struct asap_app *app, u32 trigger);
 int asap_genl_init(void);
 void asap_genl_exit(void);
-
-/* Estimator parameters (asap_learn.c). */
-extern enum asap_rule_set asap_rules;
-extern unsigned int asap_unused_windows;
 
 #endif /* _ASAP_H */

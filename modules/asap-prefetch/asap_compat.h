@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ASAP: page-table helpers the kernel does not export (accessed bits, the
- * pmd check before a walk). Differences between kernel versions are in
- * modules/common/mobio_compat.h.
+ * ASAP: page-table helpers (accessed bits, the pmd check before a walk).
+ * Differences between kernel versions are in modules/common/mobio_compat.h.
  */
 #ifndef _ASAP_COMPAT_H
 #define _ASAP_COMPAT_H
@@ -12,37 +11,61 @@
 #include <linux/pgtable.h>
 
 /*
- * Page-table accessed bits. Neither kernel exports a helper that reads or
- * clears the accessed bit of a user pte (ptep_test_and_clear_young() is
- * not exported; walk_page_range() neither): the bit is tested and cleared
- * directly, as x86 does it. Elsewhere accessed bits are not used and a
- * prepaged anonymous page counts as used.
+ * Page-table accessed bits, as the kernel's own ptep_clear_flush_young()
+ * handles them on each architecture (the arch helpers are what
+ * folio_referenced() and MGLRU use; x86 does not export its out-of-line
+ * ptep_test_and_clear_young(), arm64's are inline or exported).
+ *  - x86: the bit is cleared atomically, without a TLB flush, exactly as
+ *    arch/x86/mm/pgtable.c's ptep_clear_flush_young() does on purpose: a
+ *    stale TLB entry only delays the bit being set again until the entry
+ *    is evicted, which is harmless for an estimate.
+ *  - arm64: ptep_clear_flush_young() itself (clear, then a TLB
+ *    invalidation without waiting), contiguous ptes included: with the
+ *    hardware access flag a TLB entry that still has AF set would hide
+ *    every later access.
+ * Secondary MMUs (mmu_notifier_clear_young()) are not told: its helper is
+ * not exported, and an app's own accesses are what the estimator needs.
+ * Elsewhere accessed bits are not used and a prepaged anonymous page
+ * counts as used.
  */
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86)
 #define ASAP_HAVE_YOUNG	1
-static inline bool asap_pte_test_young(pte_t *ptep)
-{
-	pte_t pte = ptep_get(ptep);
-
-	return pte_present(pte) && pte_young(pte);
-}
-
-static inline void asap_pte_clear_young(pte_t *ptep)
+static inline void asap_pte_clear_young(struct vm_area_struct *vma,
+					unsigned long addr, pte_t *ptep)
 {
 	if (pte_present(ptep_get(ptep)))
 		clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&ptep->pte);
 }
+#elif defined(CONFIG_ARM64)
+#define ASAP_HAVE_YOUNG	1
+static inline void asap_pte_clear_young(struct vm_area_struct *vma,
+					unsigned long addr, pte_t *ptep)
+{
+	if (pte_present(ptep_get(ptep)))
+		ptep_clear_flush_young(vma, addr, ptep);
+}
 #else
 #define ASAP_HAVE_YOUNG	0
-static inline bool asap_pte_test_young(pte_t *ptep)
-{
-	return true;
-}
-
-static inline void asap_pte_clear_young(pte_t *ptep)
+static inline void asap_pte_clear_young(struct vm_area_struct *vma,
+					unsigned long addr, pte_t *ptep)
 {
 }
 #endif
+
+/**
+ * asap_pte_test_young() - whether a user pte's accessed bit is set
+ * @ptep: the pte, its page-table lock held
+ *
+ * Context: page-table lock held.
+ * Return: true when present and young; always true where ASAP_HAVE_YOUNG
+ * is 0 (a page then counts as used).
+ */
+static inline bool asap_pte_test_young(pte_t *ptep)
+{
+	pte_t pte = ptep_get(ptep);
+
+	return !ASAP_HAVE_YOUNG || (pte_present(pte) && pte_young(pte));
+}
 
 /**
  * asap_pmd_is_table() - whether @addr of @mm is mapped through a page table

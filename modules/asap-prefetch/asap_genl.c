@@ -93,6 +93,8 @@ static int asap_genl_get_stats(struct sk_buff *skb, struct genl_info *info)
 				ASAP_CMD_GET_STATS);
 	if (!hdr)
 		goto err_size;
+	/* Counters include every closed window (learned from off the switch). */
+	asap_learn_wait();
 	mutex_lock(&asap_lock);
 	if (info->attrs[MOBIO_A_PID]) {
 		app = asap_genl_app(info);
@@ -176,6 +178,8 @@ static int asap_genl_get_apps(struct sk_buff *skb, struct netlink_callback *cb)
 	struct asap_app *app;
 	long i = 0;
 
+	if (!cb->args[0])
+		asap_learn_wait();
 	mutex_lock(&asap_lock);
 	list_for_each_entry(app, &asap_apps, node) {
 		if (i++ < cb->args[0])
@@ -347,6 +351,8 @@ static int asap_genl_profile_get(struct sk_buff *skb,
 	runs = kmalloc_array(ASAP_PROFILE_RUNS_MAX, sizeof(*runs), GFP_KERNEL);
 	if (!runs)
 		return -ENOMEM;
+	/* A window closed just before is part of the profile. */
+	asap_learn_wait();
 	mutex_lock(&asap_lock);
 	app = asap_app_lookup(cb->args[ASAP_PD_PID]);
 	if (app) {
@@ -496,6 +502,8 @@ static int asap_genl_profile_set(struct sk_buff *skb, struct genl_info *info)
 		if (IS_ERR(runs))
 			return PTR_ERR(runs);
 	}
+	/* Busy only while its window is open, not while it is learned. */
+	asap_learn_wait();
 	mutex_lock(&asap_lock);
 	app = asap_app_get(nla_get_u32(info->attrs[MOBIO_A_PID]),
 			   info->extack);
@@ -517,6 +525,8 @@ static int asap_genl_profile_set(struct sk_buff *skb, struct genl_info *info)
 	else if (aruns)
 		ret = asap_prof_load(app, &app->anon, true, runs, n,
 				     info->extack);
+	/* The extents prepared for its next switch are of the old tables. */
+	asap_job_unprepare(app);
 out:
 	mutex_unlock(&asap_lock);
 	kfree(runs);

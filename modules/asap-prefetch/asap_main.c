@@ -5,18 +5,30 @@
  * via Adaptive Prepaging", USENIX ATC'21).
  *
  * An app is a thread group. A switch (ASAP_CMD_SWITCH from a userspace
- * agent) brings one app to the foreground and opens its switch window:
- * the faults its tasks take are logged (file pages from the tracepoint
- * mm_filemap_add_to_page_cache, anonymous swap-ins from a kprobe on
- * do_swap_page) while workers prepage what the estimators predicted. The
- * window closes when another app comes to the foreground (its prepaging is
- * cancelled), when the same app is switched to again, or after window_ms;
- * the log then feeds the estimators (asap_learn.c). The workers are in
- * asap_prepage.c, the netlink family in asap_genl.c.
+ * agent, or a task moved into fg_cgroup) brings one app to the foreground
+ * and opens its switch window: the faults its tasks take are logged (file
+ * pages from the tracepoint mm_filemap_add_to_page_cache, anonymous
+ * swap-ins from a kretprobe on do_swap_page) while workers prepage what
+ * the estimators predicted. The window closes when another app comes to
+ * the foreground (its prepaging is cancelled), when the same app is
+ * switched to again, or after window_ms; the log then feeds the
+ * estimators (asap_learn.c). The workers are in asap_prepage.c, the
+ * netlink family in asap_genl.c.
+ *
+ * The switch path does no learning and no waiting: it flags the old job,
+ * unpublishes the old window, publishes the new one and queues the new
+ * app's workers on extents prepared when it last left the foreground.
+ * The closed window goes to asap_learn_fn() (a work item): an RCU grace
+ * period (no probe appends after it), the old job stopped, the log
+ * learned from, the extents of that app's next switch built. There are
+ * two windows (logs): one open, one being learned from; a switch that
+ * needs the second while it is still being learned waits for it (only
+ * when switches come faster than learning).
  *
  * Locking: asap_lock (a mutex) serializes switches, learning, the app list
- * and the tables. Fault probes find the app of the open window through the
- * RCU pointer asap_open and append to the one log under asap_log_lock.
+ * and the tables. Fault probes find the open window through the RCU
+ * pointer asap_open and append to its log without a lock (an atomic
+ * index).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +52,7 @@
 
 unsigned int asap_workers;
 module_param_named(workers, asap_workers, uint, 0444);
-MODULE_PARM_DESC(workers, "prepaging workers per switch (0: online CPUs at load; max 64)");
+MODULE_PARM_DESC(workers, "prepaging workers per switch (0: online CPUs at load minus one for the app, at least 1; max 64)");
 
 unsigned int asap_profile_switches = 10;
 module_param_named(profile_switches, asap_profile_switches, uint, 0644);
@@ -82,6 +94,10 @@ unsigned int asap_prepage_throttle_ms;
 module_param_named(prepage_throttle_ms, asap_prepage_throttle_ms, uint, 0644);
 MODULE_PARM_DESC(prepage_throttle_ms, "testing: workers sleep this many ms after each chunk (default 0)");
 
+unsigned int asap_test_page_delay_ms;
+module_param_named(test_page_delay_ms, asap_test_page_delay_ms, uint, 0644);
+MODULE_PARM_DESC(test_page_delay_ms, "testing: a worker sleeps this many ms after each anonymous page, holding the mmap read lock, as a slow swap device would (default 0)");
+
 static char *asap_fg_cgroup;
 module_param_named(fg_cgroup, asap_fg_cgroup, charp, 0444);
 MODULE_PARM_DESC(fg_cgroup, "cgroup v2 path from the root of the foreground cgroup: a task moved into it is switched to (default: none; it must exist at load)");
@@ -106,107 +122,175 @@ atomic64_t asap_entries_dropped;
 u64 asap_total_switches;
 u64 asap_total_cancelled;
 
-struct asap_fault *asap_log_buf;
-unsigned int asap_log_len;		/* under asap_log_lock */
-static DEFINE_SPINLOCK(asap_log_lock);
-/*
- * The logging's own cost, under asap_log_lock: faults logged (dropped ones
- * included) and the ns the probes spent on them, from probe entry to the
- * release of the lock (the kprobe trap itself is not included).
+/**
+ * struct asap_window - a switch window and its fault log
+ * @app: its app (set under asap_lock before it is published)
+ * @log: asap_log_entries faults, in order
+ * @len: faults appended (may pass asap_log_entries: those were dropped)
+ * @job: its prepaging, or NULL; owned by the learner once closed
+ * @cancel: the job was cancelled (the app left the foreground)
+ * @trigger_ns: ktime of the switch that opened it
  */
-static u64 asap_logged;
-static u64 asap_log_ns;
+struct asap_window {
+	struct asap_app *app;
+	struct asap_fault *log;
+	atomic_t len;
+	struct asap_job *job;
+	bool cancel;
+	u64 trigger_ns;
+};
+
+static struct asap_window asap_windows[2];
+static struct asap_window __rcu *asap_open;	/* the open window */
+static struct asap_window *asap_learning;	/* closed, under asap_lock */
+static void asap_learn_fn(struct work_struct *work);
+static DECLARE_WORK(asap_learn_work, asap_learn_fn);
+
+/*
+ * The logging's own cost: faults logged (dropped ones included) and the
+ * ns the probes spent on them, from the probe's first check to the
+ * append (the probe trap itself is not included).
+ */
+static atomic64_t asap_logged;
+static atomic64_t asap_log_ns;
 
 static unsigned int asap_nr_apps;	/* under asap_lock */
-static struct asap_app __rcu *asap_open;	/* app whose window is open */
 static struct dentry *asap_debugfs_dir;
 
 static void asap_window_timeout(struct work_struct *work);
 static DECLARE_DELAYED_WORK(asap_window_dwork, asap_window_timeout);
 static int asap_switch_task(struct task_struct *task, u32 trigger,
-			    struct netlink_ext_ack *extack);
+			    u64 trigger_ns, struct netlink_ext_ack *extack);
 static void asap_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(asap_reap_dwork, asap_reap);
 #define ASAP_REAP_INTERVAL	(1 * HZ)
 
 /* --- Fault logging ----------------------------------------------------- */
 
-/* Atomic context: called from the probes, which entered at @t0 (ns). */
-static void asap_log(struct asap_app *app, struct inode *inode,
+/* Atomic context (the probes, which started at @t0 ns), under RCU. */
+static void asap_log(struct asap_window *w, struct inode *inode,
 		     unsigned long key, u32 nr, u32 kind, u64 t0)
 {
-	unsigned long flags;
+	unsigned int i = atomic_inc_return(&w->len) - 1;
 	struct asap_fault *f;
 
-	spin_lock_irqsave(&asap_log_lock, flags);
-	if (asap_log_len < asap_log_entries) {
-		f = &asap_log_buf[asap_log_len++];
+	if (i < asap_log_entries) {
+		f = &w->log[i];
 		f->inode = inode;
 		f->key = key;
 		f->nr = nr;
 		f->kind = kind;
 	} else {
-		atomic64_inc(&app->log_dropped);
+		atomic64_inc(&w->app->log_dropped);
 	}
-	asap_logged++;
-	asap_log_ns += ktime_get_ns() - t0;
-	spin_unlock_irqrestore(&asap_log_lock, flags);
+	atomic64_inc(&asap_logged);
+	atomic64_add(ktime_get_ns() - t0, &asap_log_ns);
 }
 
 /* mm_filemap_add_to_page_cache: a folio entered the page cache. */
 static void asap_probe_add_to_page_cache(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
-	struct asap_app *app;
+	struct asap_window *w;
 	u64 t0;
 
 	if (!current->mm || !mapping || !rcu_access_pointer(asap_open))
 		return;
 	t0 = ktime_get_ns();
 	rcu_read_lock();
-	app = rcu_dereference(asap_open);
-	if (app && app->mm == current->mm)
-		asap_log(app, mapping->host, folio->index,
+	w = rcu_dereference(asap_open);
+	if (w && w->app->mm == current->mm)
+		asap_log(w, mapping->host, folio->index,
 			 folio_nr_pages(folio), ASAP_LOG_FILE, t0);
 	rcu_read_unlock();
 }
 
-/* do_swap_page(struct vm_fault *vmf), at entry. */
-static int asap_probe_swap_page(struct kprobe *kp, struct pt_regs *regs)
+/* What the entry of do_swap_page() tells its return. */
+struct asap_swap_call {
+	struct mm_struct *mm;
+	unsigned long addr;
+	u64 entry_ns;		/* the entry probe's own time */
+	bool by_worker;
+};
+
+/* do_swap_page(struct vm_fault *vmf), at entry: 0 to see its return. */
+static int asap_probe_swap_entry(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
 {
 	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
+	struct asap_swap_call *c = (void *)ri->data;
 	struct mm_struct *mm = vmf->vma->vm_mm;
-	struct asap_app *app;
-	swp_entry_t entry;
-	u32 kind;
+	struct asap_window *w;
+	int ret = 1;
 	u64 t0;
 
 	if (!rcu_access_pointer(asap_open))
-		return 0;
+		return 1;
 	t0 = ktime_get_ns();
-	entry = pte_to_swp_entry(vmf->orig_pte);
-	if (non_swap_entry(entry))
-		return 0;
+	if (non_swap_entry(pte_to_swp_entry(vmf->orig_pte)))
+		return 1;
 	rcu_read_lock();
-	app = rcu_dereference(asap_open);
-	if (app && app->mm == mm) {
+	w = rcu_dereference(asap_open);
+	if (w && w->app->mm == mm) {
 		/* The app's own fault, or a worker's (no mm of its own). */
 		if (current->mm == mm)
-			kind = ASAP_LOG_ANON;
+			c->by_worker = false;
 		else if (!current->mm && (current->flags & PF_WQ_WORKER))
-			kind = ASAP_LOG_ANON_PREPAGED;
+			c->by_worker = true;
 		else
 			goto out;
-		asap_log(app, NULL, vmf->address & PAGE_MASK, 1, kind, t0);
+		c->mm = mm;
+		c->addr = vmf->address & PAGE_MASK;
+		c->entry_ns = ktime_get_ns() - t0;
+		ret = 0;
 	}
 out:
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * do_swap_page() returned: log the page if the fault did its work. A
+ * fault that will be retried is left to its retry, unless it read the
+ * page (VM_FAULT_MAJOR is set before the retry: the retry then finds the
+ * page in the swap cache and would look like a hit). An app fault that
+ * found the page in the swap cache is logged as such (footprint, not a
+ * miss); a worker's that did is not logged (it brought nothing in).
+ */
+static int asap_probe_swap_ret(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct asap_swap_call *c = (void *)ri->data;
+	vm_fault_t ret = regs_return_value(regs);
+	bool major = ret & VM_FAULT_MAJOR;
+	u64 t0 = ktime_get_ns() - c->entry_ns;
+	struct asap_window *w;
+	u32 kind;
+
+	if (ret & VM_FAULT_ERROR)
+		return 0;
+	if ((ret & VM_FAULT_RETRY) && !major)
+		return 0;
+	if (c->by_worker) {
+		if (!major)
+			return 0;
+		kind = ASAP_LOG_ANON_PREPAGED;
+	} else {
+		kind = major ? ASAP_LOG_ANON : ASAP_LOG_ANON_MINOR;
+	}
+	rcu_read_lock();
+	w = rcu_dereference(asap_open);
+	if (w && w->app->mm == c->mm)
+		asap_log(w, NULL, c->addr, 1, kind, t0);
 	rcu_read_unlock();
 	return 0;
 }
 
-static struct kprobe asap_kp_swap = {
-	.symbol_name = "do_swap_page",
-	.pre_handler = asap_probe_swap_page,
+static struct kretprobe asap_krp_swap = {
+	.kp.symbol_name = "do_swap_page",
+	.entry_handler = asap_probe_swap_entry,
+	.handler = asap_probe_swap_ret,
+	.data_size = sizeof(struct asap_swap_call),
 };
 
 /* --- Switch triggers --------------------------------------------------- */
@@ -219,6 +303,7 @@ static struct kprobe asap_kp_swap = {
 static DEFINE_SPINLOCK(asap_trigger_lock);
 static struct pid *asap_trigger_pid;	/* under asap_trigger_lock */
 static u32 asap_trigger_why;		/* its enum asap_trigger, likewise */
+static u64 asap_trigger_ns;		/* when it fired, likewise */
 static atomic64_t asap_triggers[2];	/* cgroup moves, SIGCONTs */
 static struct cgroup *asap_fg_cgrp;	/* the foreground cgroup, or NULL */
 
@@ -238,9 +323,11 @@ static void asap_trigger(struct task_struct *task, u32 why)
 	old = asap_trigger_pid;
 	asap_trigger_pid = pid;
 	asap_trigger_why = why;
+	asap_trigger_ns = ktime_get_ns();
 	spin_unlock_irqrestore(&asap_trigger_lock, flags);
 	put_pid(old);
-	queue_work(system_wq, &asap_trigger_work);
+	/* A switch is what the user waits for: ahead of other work. */
+	queue_work(system_highpri_wq, &asap_trigger_work);
 }
 
 /* cgroup_attach_task: @task (and its group) moved into @dst. */
@@ -457,7 +544,11 @@ struct asap_app *asap_app_get(pid_t nr, struct netlink_ext_ack *extack)
  */
 bool asap_app_busy(struct asap_app *app)
 {
-	return rcu_access_pointer(asap_open) == app || app->job;
+	struct asap_window *w = rcu_dereference_protected(asap_open,
+					lockdep_is_held(&asap_lock));
+
+	return (w && w->app == app) ||
+	       (asap_learning && asap_learning->app == app) || app->job;
 }
 
 /* Caller holds asap_lock and made sure no window or job is open. */
@@ -465,6 +556,7 @@ static void asap_app_destroy(struct asap_app *app)
 {
 	list_del(&app->node);
 	asap_nr_apps--;
+	asap_job_unprepare(app);
 	asap_app_free_tables(app);
 	mmdrop(app->mm);
 	put_pid(app->pid);
@@ -473,46 +565,105 @@ static void asap_app_destroy(struct asap_app *app)
 
 /* --- Switch windows ---------------------------------------------------- */
 
-/* Caller holds asap_lock. */
-static void asap_window_close(bool cancel)
+static struct asap_window *asap_open_window(void)
 {
-	struct asap_app *app = rcu_dereference_protected(asap_open,
-					lockdep_is_held(&asap_lock));
-
-	if (!app)
-		return;
-	if (app->job) {
-		if (asap_job_stop(app->job, cancel)) {
-			app->cancelled++;
-			asap_total_cancelled++;
-		}
-		app->job = NULL;
-	}
-	RCU_INIT_POINTER(asap_open, NULL);
-	/* The probes run under RCU: none is appending after this. */
-	synchronize_rcu();
-	asap_learn(app, asap_log_buf, asap_log_len);
+	return rcu_dereference_protected(asap_open,
+					 lockdep_is_held(&asap_lock));
 }
 
-/* Caller holds asap_lock. */
-static void asap_window_open(struct asap_app *app)
+/*
+ * Close the open window and hand it to the learner, whose slot is free
+ * (callers make sure). @cancel: the app left the foreground, its workers
+ * stop after their current page. Caller holds asap_lock.
+ */
+static void asap_window_close(bool cancel)
 {
-	spin_lock_irq(&asap_log_lock);
-	asap_log_len = 0;
-	spin_unlock_irq(&asap_log_lock);
+	struct asap_window *w = asap_open_window();
+
+	if (!w)
+		return;
+	WARN_ON_ONCE(asap_learning);
+	w->cancel = cancel;
+	if (w->job && cancel)
+		WRITE_ONCE(w->job->cancel, true);
+	RCU_INIT_POINTER(asap_open, NULL);
+	asap_learning = w;
+	queue_work(system_unbound_wq, &asap_learn_work);
+}
+
+/* Open a window for @app in the free log; caller holds asap_lock. */
+static void asap_window_open(struct asap_app *app, u64 trigger_ns)
+{
+	struct asap_window *w = &asap_windows[0];
+
+	if (w == asap_learning)
+		w = &asap_windows[1];
+	w->app = app;
+	atomic_set(&w->len, 0);
+	w->cancel = false;
+	w->trigger_ns = trigger_ns;
 	app->switches++;
 	asap_total_switches++;
-	rcu_assign_pointer(asap_open, app);
-	app->job = READ_ONCE(asap_prepage) ? asap_job_start(app) : NULL;
+	/* Published first: the workers' faults are logged too. */
+	rcu_assign_pointer(asap_open, w);
+	w->job = READ_ONCE(asap_prepage) ? asap_job_start(app, trigger_ns) :
+					   NULL;
+	app->job = w->job;
 	if (asap_window_ms)
 		mod_delayed_work(system_wq, &asap_window_dwork,
 				 msecs_to_jiffies(asap_window_ms));
 }
 
+/* The learner: see the top of this file. */
+static void asap_learn_fn(struct work_struct *work)
+{
+	struct asap_window *w;
+	struct asap_app *app;
+	bool left = false;
+
+	mutex_lock(&asap_lock);
+	w = asap_learning;
+	mutex_unlock(&asap_lock);
+	if (!w)
+		return;
+	/* The probes run under RCU: none is appending after this. */
+	synchronize_rcu();
+	if (w->job)
+		left = asap_job_stop(w->job, w->cancel);
+
+	mutex_lock(&asap_lock);
+	app = w->app;
+	app->job = NULL;
+	if (left) {
+		app->cancelled++;
+		asap_total_cancelled++;
+	}
+	asap_learn(app, w->log, min_t(unsigned int, atomic_read(&w->len),
+				      asap_log_entries));
+	asap_job_prepare(app);
+	w->job = NULL;
+	w->app = NULL;
+	asap_learning = NULL;
+	mutex_unlock(&asap_lock);
+}
+
+/**
+ * asap_learn_wait() - wait until the last closed window is learned from
+ *
+ * Context: process, may sleep; asap_lock not held.
+ */
+void asap_learn_wait(void)
+{
+	flush_work(&asap_learn_work);
+}
+
 static void asap_window_timeout(struct work_struct *work)
 {
 	mutex_lock(&asap_lock);
-	asap_window_close(false);
+	if (!asap_learning)
+		asap_window_close(false);
+	else if (asap_open_window())
+		mod_delayed_work(system_wq, &asap_window_dwork, HZ / 10);
 	mutex_unlock(&asap_lock);
 }
 
@@ -530,6 +681,7 @@ static void asap_window_timeout(struct work_struct *work)
  */
 int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 {
+	u64 t0 = ktime_get_ns();
 	struct task_struct *task;
 	int ret;
 
@@ -542,7 +694,7 @@ int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "no such process");
 		return -ESRCH;
 	}
-	ret = asap_switch_task(task, ASAP_TRIGGER_NETLINK, extack);
+	ret = asap_switch_task(task, ASAP_TRIGGER_NETLINK, t0, extack);
 	put_task_struct(task);
 	return ret;
 }
@@ -563,6 +715,7 @@ int asap_switch_pid(pid_t nr, struct netlink_ext_ack *extack)
 int asap_switch_cgroup(struct cgroup *cgrp, struct netlink_ext_ack *extack)
 {
 	struct task_struct *p, *found = NULL;
+	u64 t0 = ktime_get_ns();
 	unsigned int n = 0;
 	int ret;
 
@@ -585,7 +738,7 @@ int asap_switch_cgroup(struct cgroup *cgrp, struct netlink_ext_ack *extack)
 			       "an app is one process and this cgroup holds several: switch by pid");
 		return -EOPNOTSUPP;
 	}
-	ret = asap_switch_task(found, ASAP_TRIGGER_NETLINK, extack);
+	ret = asap_switch_task(found, ASAP_TRIGGER_NETLINK, t0, extack);
 	put_task_struct(found);
 	return ret;
 }
@@ -594,27 +747,50 @@ static void asap_trigger_fn(struct work_struct *work)
 {
 	struct task_struct *task;
 	struct pid *pid;
+	u64 t0;
 	u32 why;
 
 	spin_lock_irq(&asap_trigger_lock);
 	pid = asap_trigger_pid;
 	why = asap_trigger_why;
+	t0 = asap_trigger_ns;
 	asap_trigger_pid = NULL;
 	spin_unlock_irq(&asap_trigger_lock);
 	if (!pid)
 		return;
 	task = get_pid_task(pid, PIDTYPE_TGID);
 	if (task) {
-		asap_switch_task(task, why, NULL);
+		asap_switch_task(task, why, t0, NULL);
 		put_task_struct(task);
 	}
 	put_pid(pid);
 }
 
-/* Switch to @task's app (see asap_switch_pid()), for @trigger. */
-static int asap_switch_task(struct task_struct *task, u32 trigger,
-			    struct netlink_ext_ack *extack)
+/*
+ * exec() gave @app's process a new mm: its tables are addresses and files
+ * of the old one. Start them again on the new mm. The app is not busy.
+ * Caller holds asap_lock.
+ */
+static void asap_app_new_mm(struct asap_app *app, struct mm_struct *mm)
 {
+	asap_job_unprepare(app);
+	asap_app_free_tables(app);
+	app->profiled = 0;
+	mmgrab(mm);
+	mmdrop(app->mm);
+	app->mm = mm;
+	app->mm_changes++;
+}
+
+/*
+ * Switch to @task's app (see asap_switch_pid()), for @trigger at
+ * @trigger_ns.
+ */
+static int asap_switch_task(struct task_struct *task, u32 trigger,
+			    u64 trigger_ns, struct netlink_ext_ack *extack)
+{
+	struct asap_window *w;
+	struct mm_struct *mm;
 	struct asap_app *app;
 	struct pid *tgid;
 	int ret = 0;
@@ -623,21 +799,46 @@ static int asap_switch_task(struct task_struct *task, u32 trigger,
 		NL_SET_ERR_MSG(extack, "a kernel thread is not an app");
 		return -EINVAL;
 	}
+	mm = get_task_mm(task);
+	if (!mm) {
+		NL_SET_ERR_MSG(extack, "process is exiting");
+		return -EINVAL;
+	}
 	tgid = get_task_pid(task, PIDTYPE_TGID);
 
 	mutex_lock(&asap_lock);
-	app = asap_app_track(task, tgid, extack);
-	if (IS_ERR(app)) {
-		ret = PTR_ERR(app);
-		goto out_unlock;
+	for (;;) {
+		app = asap_app_track(task, tgid, extack);
+		if (IS_ERR(app)) {
+			ret = PTR_ERR(app);
+			goto out_unlock;
+		}
+		w = asap_open_window();
+		/*
+		 * The same app again (or after an exec()) closes its window
+		 * first; learning it must end before it opens another, and
+		 * the open window needs the learner's slot.
+		 */
+		if (w && w->app == app && !asap_learning) {
+			asap_window_close(false);
+			w = NULL;
+		}
+		if (!asap_learning || (!w && asap_learning->app != app))
+			break;
+		mutex_unlock(&asap_lock);
+		asap_learn_wait();
+		mutex_lock(&asap_lock);
 	}
-	asap_window_close(app != asap_front);
+	if (app->mm != mm)
+		asap_app_new_mm(app, mm);
+	asap_window_close(true);
 	asap_front = app;
-	asap_window_open(app);
+	asap_window_open(app, trigger_ns);
 	asap_genl_event_switch(app, trigger);
 out_unlock:
 	mutex_unlock(&asap_lock);
 	put_pid(tgid);
+	mmput(mm);
 	return ret;
 }
 
@@ -645,13 +846,22 @@ out_unlock:
 static void asap_reap(struct work_struct *work)
 {
 	struct asap_app *app, *tmp;
+	struct asap_window *w;
 
+again:
 	mutex_lock(&asap_lock);
 	list_for_each_entry_safe(app, tmp, &asap_apps, node) {
 		if (pid_has_task(app->pid, PIDTYPE_TGID))
 			continue;
-		if (rcu_access_pointer(asap_open) == app)
+		w = asap_open_window();
+		if (w && w->app == app && !asap_learning)
 			asap_window_close(true);
+		if (asap_app_busy(app)) {
+			/* Its window is being learned from: after that. */
+			mutex_unlock(&asap_lock);
+			asap_learn_wait();
+			goto again;
+		}
 		if (asap_front == app)
 			asap_front = NULL;
 		asap_app_destroy(app);
@@ -690,7 +900,7 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 				"anon_entries", "anon_table_pages" },
 	};
 	u64 v[ASAP_NR_KINDS][6] = { { 0 } };
-	u64 ns = 0, bytes = 0, dropped = 0, logged, log_ns;
+	u64 ns = 0, bytes = 0, dropped = 0;
 	unsigned int n = 0, k;
 	struct asap_app *a;
 
@@ -722,6 +932,10 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT("file_profile_switches", app->profiled);
 		ASAP_PUT("prepage_cancelled", app->cancelled);
 		ASAP_PUT("file_faults_unmapped", app->file_unmapped);
+		ASAP_PUT("prepage_start_us", READ_ONCE(app->prepage_start_us));
+		ASAP_PUT("prepage_start_max_us",
+			 READ_ONCE(app->prepage_start_max_us));
+		ASAP_PUT("mm_changes", app->mm_changes);
 	} else {
 		ASAP_PUT("switches", asap_total_switches);
 		ASAP_PUT("apps", asap_nr_apps);
@@ -735,12 +949,10 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT("workers", asap_workers);
 		ASAP_PUT("triggers_cgroup", atomic64_read(&asap_triggers[0]));
 		ASAP_PUT("triggers_sigcont", atomic64_read(&asap_triggers[1]));
-		spin_lock_irq(&asap_log_lock);
-		logged = asap_logged;
-		log_ns = asap_log_ns;
-		spin_unlock_irq(&asap_log_lock);
-		ASAP_PUT("logged", logged);
-		ASAP_PUT("log_ns", log_ns);
+		ASAP_PUT("logged", atomic64_read(&asap_logged));
+		ASAP_PUT("log_ns", atomic64_read(&asap_log_ns));
+		/* do_swap_page() calls the kretprobe had no room to follow */
+		ASAP_PUT("log_missed", READ_ONCE(asap_krp_swap.nmissed));
 	}
 	for (k = 0; k < ASAP_NR_KINDS; k++) {
 		ASAP_PUT(kname[k][0], v[k][0]);
@@ -773,6 +985,7 @@ static void asap_seq_stats(struct seq_file *m, struct asap_app *app)
 
 static int asap_stats_show(struct seq_file *m, void *v)
 {
+	asap_learn_wait();
 	mutex_lock(&asap_lock);
 	asap_seq_stats(m, NULL);
 	mutex_unlock(&asap_lock);
@@ -784,6 +997,7 @@ static int asap_apps_show(struct seq_file *m, void *v)
 {
 	struct asap_app *app;
 
+	asap_learn_wait();
 	mutex_lock(&asap_lock);
 	list_for_each_entry(app, &asap_apps, node) {
 		seq_printf(m, "app %d %s%s\n", app->tgid, app->comm,
@@ -799,10 +1013,12 @@ DEFINE_SHOW_ATTRIBUTE(asap_apps);
 
 static int __init asap_init(void)
 {
+	unsigned int i;
 	int ret;
 
+	/* Not more runnable workers than CPUs beside the app. */
 	if (!asap_workers)
-		asap_workers = num_online_cpus();
+		asap_workers = num_online_cpus() - 1;
 	asap_workers = clamp(asap_workers, 1U, 64U);
 	asap_profile_switches = clamp(asap_profile_switches, 1U, 255U);
 	asap_anon_timeout = clamp(asap_anon_timeout, 1U, 255U);
@@ -811,14 +1027,20 @@ static int __init asap_init(void)
 		return -EINVAL;
 	}
 
-	asap_log_buf = kvmalloc_array(asap_log_entries, sizeof(*asap_log_buf),
-				      GFP_KERNEL);
-	if (!asap_log_buf)
-		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(asap_windows); i++) {
+		struct asap_window *w = &asap_windows[i];
+
+		w->log = kvmalloc_array(asap_log_entries, sizeof(*w->log),
+					GFP_KERNEL);
+		if (!w->log) {
+			ret = -ENOMEM;
+			goto err_log;
+		}
+	}
 	asap_wq = alloc_workqueue("asap_prepage", WQ_UNBOUND, asap_workers);
 	if (!asap_wq) {
-		kvfree(asap_log_buf);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_log;
 	}
 
 	if (asap_fg_cgroup && *asap_fg_cgroup) {
@@ -834,9 +1056,11 @@ static int __init asap_init(void)
 	ret = asap_tps_register();
 	if (ret)
 		goto err_cgrp;
-	ret = register_kprobe(&asap_kp_swap);
+	/* One instance per fault in flight: a fault may sleep in I/O. */
+	asap_krp_swap.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	ret = register_kretprobe(&asap_krp_swap);
 	if (ret) {
-		pr_err("kprobe on do_swap_page: %d\n", ret);
+		pr_err("kretprobe on do_swap_page: %d\n", ret);
 		goto err_tp;
 	}
 	ret = asap_genl_init();
@@ -855,7 +1079,7 @@ static int __init asap_init(void)
 	return 0;
 
 err_kp:
-	unregister_kprobe(&asap_kp_swap);
+	unregister_kretprobe(&asap_krp_swap);
 err_tp:
 	asap_tps_unregister();
 	cancel_work_sync(&asap_trigger_work);
@@ -865,13 +1089,16 @@ err_cgrp:
 		cgroup_put(asap_fg_cgrp);
 err_wq:
 	destroy_workqueue(asap_wq);
-	kvfree(asap_log_buf);
+err_log:
+	for (i = 0; i < ARRAY_SIZE(asap_windows); i++)
+		kvfree(asap_windows[i].log);
 	return ret;
 }
 
 static void __exit asap_exit(void)
 {
 	struct asap_app *app, *tmp;
+	unsigned int i;
 
 	asap_genl_exit();
 	debugfs_remove_recursive(asap_debugfs_dir);
@@ -887,14 +1114,17 @@ static void __exit asap_exit(void)
 	cancel_delayed_work_sync(&asap_reap_dwork);
 	cancel_delayed_work_sync(&asap_window_dwork);
 
+	asap_learn_wait();
 	mutex_lock(&asap_lock);
 	asap_window_close(true);
 	asap_front = NULL;
 	mutex_unlock(&asap_lock);
+	asap_learn_wait();
 	/* A timeout may have run between the cancel and the lock. */
 	cancel_delayed_work_sync(&asap_window_dwork);
+	asap_learn_wait();
 
-	unregister_kprobe(&asap_kp_swap);
+	unregister_kretprobe(&asap_krp_swap);
 	asap_tps_unregister();
 	destroy_workqueue(asap_wq);
 	if (asap_fg_cgrp)
@@ -904,7 +1134,8 @@ static void __exit asap_exit(void)
 	list_for_each_entry_safe(app, tmp, &asap_apps, node)
 		asap_app_destroy(app);
 	mutex_unlock(&asap_lock);
-	kvfree(asap_log_buf);
+	for (i = 0; i < ARRAY_SIZE(asap_windows); i++)
+		kvfree(asap_windows[i].log);
 }
 
 module_init(asap_init);

@@ -2,15 +2,27 @@
 /*
  * ASAP: prepaging at a switch. The prepaging tables become extents (file
  * pages closer than file_merge_pages merge, the gap read too; anonymous
- * runs of adjacent pages), sorted by first use in the last window, and
- * asap_workers work items on an unbound workqueue take them in that order.
+ * runs of adjacent pages), sorted by first use in the last window. They are
+ * built when that window is learned from, so a switch only queues the
+ * workers: asap_workers work items on an unbound workqueue take the
+ * extents from the end of the first-use order backwards while the app
+ * faults from its start, so a worker does not race the app for the same
+ * pages and everything it brings in is ahead of the app.
+ *
  * File extents are read ahead with vfs_fadvise(WILLNEED) in chunks of the
- * file's readahead size (one call reads at most that much); anonymous ones
- * are faulted in with get_user_pages_remote() without a page array, so no
- * page is pinned or referenced, and their accessed bits are cleared so the
- * estimator can tell later whether the app used them. The mm is held
+ * file's readahead size: asynchronous reads, no mmap lock. Anonymous pages
+ * are faulted in one at a time with get_user_pages_remote() and no page
+ * array (no pin, no reference), skipping the pages already present; the
+ * kernel exports no way for a module to read a swap entry into the swap
+ * cache without mapping it (madvise_willneed's swapin walk is not
+ * exported). The mmap read lock is held for at most one page's fault when
+ * anyone waits for it (mmap_lock_is_contended()): an app's mmap, munmap or
+ * brk, and on kernels without per-VMA locks every fault queued behind
+ * that writer, waits for one page's I/O, not a chunk's. The accessed bits
+ * of a chunk's new pages are cleared in one walk so the estimator can tell
+ * later whether the app used them (asap_compat.h). The mm is held
  * (mmget_not_zero) only while a worker runs. A switch away sets @cancel:
- * the workers stop after their current chunk.
+ * the workers stop after their current page or chunk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +41,7 @@
 
 /* Longest extent, pages: long runs are split so that workers share them. */
 #define ASAP_EXTENT_MAX		256
-/* Anonymous pages faulted in per mmap lock hold. */
+/* Anonymous pages looked at per page-table walk (within one pmd). */
 #define ASAP_ANON_CHUNK		64
 
 /* Add one extent, or only count it when @ext is NULL. */
@@ -126,31 +138,86 @@ static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 	return true;
 }
 
-static int asap_clear_young_pte(pte_t *pte, unsigned long addr, void *data)
+/* The pages of one chunk, bit i for page start + i. */
+struct asap_chunk {
+	struct vm_area_struct *vma;
+	unsigned long start;
+	DECLARE_BITMAP(pages, ASAP_ANON_CHUNK);
+};
+
+/* Mark the pages of the chunk that are not present (swapped out). */
+static int asap_absent_pte(pte_t *pte, unsigned long addr, void *data)
 {
-	asap_pte_clear_young(pte);
+	struct asap_chunk *c = data;
+	pte_t v = ptep_get(pte);
+
+	if (!pte_none(v) && !pte_present(v))
+		__set_bit((addr - c->start) >> PAGE_SHIFT, c->pages);
 	return 0;
 }
 
-/* Clear the accessed bits of [start, end); mmap lock held. */
-static void asap_clear_young(struct mm_struct *mm, unsigned long start,
-			     unsigned long end)
+static int asap_clear_young_pte(pte_t *pte, unsigned long addr, void *data)
 {
-	struct vm_area_struct *vma;
-	unsigned long e;
+	struct asap_chunk *c = data;
 
-	while (ASAP_HAVE_YOUNG && start < end) {
-		vma = find_vma(mm, start);
-		if (!vma || vma->vm_start >= end)
-			return;
-		start = max(start, vma->vm_start);
-		e = min3(end, vma->vm_end, ALIGN(start + 1, PMD_SIZE));
-		if (!(vma->vm_flags & VM_HUGEPAGE) &&
-		    asap_pmd_is_table(mm, start))
-			apply_to_existing_page_range(mm, start, e - start,
-						     asap_clear_young_pte, NULL);
-		start = e;
+	if (test_bit((addr - c->start) >> PAGE_SHIFT, c->pages))
+		asap_pte_clear_young(c->vma, addr, pte);
+	return 0;
+}
+
+/*
+ * Fault in the absent pages of [addr, end), one vma and one pmd at most;
+ * mmap read lock held, and dropped for a waiter after any page (then
+ * false is returned with *@next the first page not done, and the lock
+ * held again). true: the chunk is done.
+ */
+static bool asap_prepage_chunk(struct mm_struct *mm,
+			       struct vm_area_struct *vma, unsigned long addr,
+			       unsigned long end, unsigned long *next)
+{
+	struct asap_chunk absent = { .start = addr }, got = { .start = addr };
+	unsigned long n = (end - addr) >> PAGE_SHIFT, i;
+	bool walk = !(vma->vm_flags & VM_HUGEPAGE);
+	bool done = true;
+
+	got.vma = vma;
+	if (walk) {
+		/* No pte table: nothing of the chunk was ever swapped out. */
+		if (!asap_pmd_is_table(mm, addr))
+			return true;
+		apply_to_existing_page_range(mm, addr, end - addr,
+					     asap_absent_pte, &absent);
+	} else {
+		/* A huge page may appear under the read lock: no walk. */
+		bitmap_fill(absent.pages, n);
 	}
+	for_each_set_bit(i, absent.pages, n) {
+		if (mobio_fault_in_remote(mm, addr + i * PAGE_SIZE, 1) == 1)
+			__set_bit(i, got.pages);
+		if (asap_test_page_delay_ms)
+			msleep(asap_test_page_delay_ms);
+		if (i + 1 < n && mmap_lock_is_contended(mm)) {
+			*next = addr + (i + 1) * PAGE_SIZE;
+			end = *next;
+			done = false;
+			break;
+		}
+	}
+	/*
+	 * The new pages were mapped young by the fault: clear that so that
+	 * asap_learn() sees the app's own accesses. get_user_pages_remote()
+	 * marked their folios accessed (FOLL_TOUCH), which is what reclaim
+	 * goes by until the app touches them.
+	 */
+	if (ASAP_HAVE_YOUNG && walk && !bitmap_empty(got.pages, n))
+		apply_to_existing_page_range(mm, addr, end - addr,
+					     asap_clear_young_pte, &got);
+	if (!done) {
+		mmap_read_unlock(mm);
+		cond_resched();
+		mmap_read_lock(mm);
+	}
+	return done;
 }
 
 /* Fault one anonymous extent in; the mm has a user reference. */
@@ -159,30 +226,36 @@ static bool asap_prepage_anon(struct asap_job *job, struct mm_struct *mm,
 {
 	unsigned long addr = ext->start << PAGE_SHIFT;
 	unsigned long end = (ext->start + ext->nr) << PAGE_SHIFT;
-	unsigned long n, i;
-	long got;
+	struct vm_area_struct *vma;
+	unsigned long e, next;
+	bool ok = true;
 
+	mmap_read_lock(mm);
 	while (addr < end) {
-		if (READ_ONCE(job->cancel))
-			return false;
-		n = min_t(unsigned long, ASAP_ANON_CHUNK,
-			  (end - addr) >> PAGE_SHIFT);
-		/*
-		 * Page by page, clearing the accessed bit right after the
-		 * fault: the app runs meanwhile, and an access of its own
-		 * between the two would be lost (counted unused).
-		 */
-		mmap_read_lock(mm);
-		for (i = 0; i < n; i++, addr += PAGE_SIZE) {
-			got = mobio_fault_in_remote(mm, addr, 1);
-			if (got == 1)
-				asap_clear_young(mm, addr, addr + PAGE_SIZE);
+		if (READ_ONCE(job->cancel)) {
+			ok = false;
+			break;
 		}
-		mmap_read_unlock(mm);
-		if (asap_prepage_throttle_ms)
-			msleep(asap_prepage_throttle_ms);
+		/* The lock may have been dropped: look the vma up each time. */
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start >= end)
+			break;
+		addr = max(addr, vma->vm_start);
+		e = min3(end, vma->vm_end, ALIGN(addr + 1, PMD_SIZE));
+		e = min(e, addr + ASAP_ANON_CHUNK * PAGE_SIZE);
+		if (asap_prepage_chunk(mm, vma, addr, e, &next)) {
+			addr = e;
+			if (asap_prepage_throttle_ms) {
+				mmap_read_unlock(mm);
+				msleep(asap_prepage_throttle_ms);
+				mmap_read_lock(mm);
+			}
+		} else {
+			addr = next;
+		}
 	}
-	return true;
+	mmap_read_unlock(mm);
+	return ok;
 }
 
 static void asap_worker_fn(struct work_struct *work)
@@ -191,19 +264,27 @@ static void asap_worker_fn(struct work_struct *work)
 	struct asap_job *job = w->job;
 	struct asap_app *app = job->app;
 	bool have_mm = mmget_not_zero(app->mm);
-	u64 t0 = ktime_get_ns();
+	u64 t0 = ktime_get_ns(), us;
+	struct asap_extent *ext;
 	unsigned int i;
 	bool done;
 
+	if (!atomic_xchg(&job->started, 1)) {
+		us = div_u64(t0 - job->trigger_ns, NSEC_PER_USEC);
+		WRITE_ONCE(app->prepage_start_us, us);
+		if (us > READ_ONCE(app->prepage_start_max_us))
+			WRITE_ONCE(app->prepage_start_max_us, us);
+	}
 	for (;;) {
 		i = atomic_inc_return(&job->next) - 1;
 		if (i >= job->nr_ext)
 			break;
-		if (job->ext[i].af)
-			done = asap_prepage_file(job, &job->ext[i]);
+		/* From the end of the first-use order: see the top. */
+		ext = &job->ext[job->nr_ext - 1 - i];
+		if (ext->af)
+			done = asap_prepage_file(job, ext);
 		else
-			done = have_mm &&
-			       asap_prepage_anon(job, app->mm, &job->ext[i]);
+			done = have_mm && asap_prepage_anon(job, app->mm, ext);
 		if (!done && READ_ONCE(job->cancel)) {
 			WRITE_ONCE(job->interrupted, true);
 			break;
@@ -215,39 +296,77 @@ static void asap_worker_fn(struct work_struct *work)
 }
 
 /**
+ * asap_job_unprepare() - forget the extents prepared for an app's switch
+ * @app: the app
+ *
+ * Called when its tables or files change other than by learning.
+ * Context: process; asap_lock held.
+ */
+void asap_job_unprepare(struct asap_app *app)
+{
+	kvfree(app->prep_ext);
+	app->prep_ext = NULL;
+	app->prep_nr = 0;
+}
+
+/**
+ * asap_job_prepare() - build the extents of an app's next switch
+ * @app: the app, its window closed and learned from
+ *
+ * Done after learning, off the switch path, so that asap_job_start() only
+ * queues the workers. Without memory nothing is prepared and the switch
+ * builds its extents itself.
+ * Context: process, may sleep; asap_lock held.
+ */
+void asap_job_prepare(struct asap_app *app)
+{
+	struct asap_extent *ext;
+	unsigned int n;
+
+	asap_job_unprepare(app);
+	n = asap_ext_all(app, NULL);
+	if (!n)
+		return;
+	ext = kvmalloc_array(n, sizeof(*ext), GFP_KERNEL);
+	if (!ext)
+		return;
+	n = asap_ext_all(app, ext);
+	sort(ext, n, sizeof(*ext), asap_ext_cmp, NULL);
+	app->prep_ext = ext;
+	app->prep_nr = n;
+}
+
+/**
  * asap_job_start() - start prepaging an app's tables
  * @app: the app coming to the foreground
+ * @trigger_ns: ktime_get_ns() of the switch's trigger
  *
+ * Uses (and consumes) the extents asap_job_prepare() built; builds them
+ * when there are none.
  * Context: process, may sleep; asap_lock held.
  * Return: the running job, or NULL when there is nothing to prepage (or
  * no memory: the switch then runs on demand paging alone).
  */
-struct asap_job *asap_job_start(struct asap_app *app)
+struct asap_job *asap_job_start(struct asap_app *app, u64 trigger_ns)
 {
-	struct asap_extent *ext;
 	struct asap_job *job;
-	unsigned int n, i, nw;
+	unsigned int i, nw;
 
-	n = asap_ext_all(app, NULL);
-	if (!n)
+	if (!app->prep_ext)
+		asap_job_prepare(app);
+	if (!app->prep_ext)
 		return NULL;
-	ext = kvmalloc_array(n, sizeof(*ext), GFP_KERNEL);
-	if (!ext)
-		return NULL;
-	n = asap_ext_all(app, ext);
-	sort(ext, n, sizeof(*ext), asap_ext_cmp, NULL);
-
-	nw = min(asap_workers, n);
+	nw = min(asap_workers, app->prep_nr);
 	job = kzalloc(struct_size(job, workers, nw), GFP_KERNEL);
-	if (!job) {
-		kvfree(ext);
+	if (!job)
 		return NULL;
-	}
 	job->app = app;
-	job->ext = ext;
-	job->nr_ext = n;
+	job->ext = app->prep_ext;
+	job->nr_ext = app->prep_nr;
+	job->trigger_ns = trigger_ns;
 	job->nr_workers = nw;
-	atomic_set(&job->next, 0);
+	app->prep_ext = NULL;
+	app->prep_nr = 0;
 	for (i = 0; i < nw; i++) {
 		job->workers[i].job = job;
 		INIT_WORK(&job->workers[i].work, asap_worker_fn);
@@ -259,10 +378,13 @@ struct asap_job *asap_job_start(struct asap_app *app)
 /**
  * asap_job_stop() - wait for a job's workers and free it
  * @job: the job
- * @cancel: stop the workers after their current chunk (the app left the
- *	foreground); otherwise let them finish
+ * @cancel: stop the workers after their current page or chunk (the app
+ *	left the foreground); otherwise let them finish
  *
- * Context: process, may sleep; asap_lock held.
+ * Called by the learner, which owns the job once its window closed (the
+ * switch only set @job->cancel).
+ * Context: process, may sleep; asap_lock not held (the workers do not
+ * take it, but waiting under it would delay the next switch).
  * Return: true when @cancel left extents not prepaged.
  */
 bool asap_job_stop(struct asap_job *job, bool cancel)
