@@ -2,24 +2,27 @@
 # The ASAP app-switch benchmark (bench/switch/); included at the end of the
 # top-level Makefile.
 #
-#   make bench-asap [KVER=<kver>]   8 synthetic apps switched round robin under
-#                        emulated memory pressure, in one VM boot (384 MB RAM,
-#                        256 MB zram swap, ext4 data disk, TCG): ideal (no
-#                        eviction), demand paging, page-cluster 0, vma swap
-#                        readahead off, a userspace "prefetch everything last
-#                        touched" peer and asap-prefetch.ko (10 profile
-#                        switches, then 5 measured rounds), demand paging
-#                        again at the end (drift); writes
-#                        bench/switch/results/<date>-<kver>.csv (+ -summary.csv),
-#                        docs/asap-results.md and docs/asap-bench.png
-#                        (6.12, TCG: 305 s in the VM without demand2, about
-#                        6 min with it; the 15-minute budget holds)
-#   make bench-asap-quick           3 apps, 3 profile switches, 2 measured
-#                        rounds, every mode; writes build/bench-asap/ only
-#                        (72 s in the VM)
+#   make bench-asap [KVER=<kver>] [BOOTS=2]
+#                        every round runs every mode in a shuffled order
+#                        (seed = boot number): ideal (no eviction), demand
+#                        paging, pc0 (page-cluster 0), novma (vma swap
+#                        readahead off), daemon (userspace prefetcher:
+#                        pagemap at the end of a turn, WILLNEED at the next
+#                        switch), oracle (generator-fed: an upper bound) and
+#                        asap (asap-prefetch.ko loaded for the whole boot);
+#                        4 apps per mode, 10 warm-up rounds for every mode
+#                        (asap's profile_switches) + 20 measured, BOOTS VM
+#                        boots (384 MB RAM, zram swap, ext4 data disk, TCG)
+#                        merged; paired ratios against demand paging with 95%
+#                        bootstrap intervals; writes
+#                        bench/switch/results/<date>-<kver>.csv (+ -summary.csv,
+#                        -boot<b>.events), docs/asap-results.md and
+#                        docs/asap-bench.png
+#   make bench-asap-quick           2 apps, 3 warm-up + 2 measured rounds,
+#                        every mode, 1 boot; writes build/bench-asap/ only
 #
 # Knobs: ASAP_BENCH_ARGS (more bench/switch/run-bench.py options, e.g.
-# "--apps 4 --rounds 3 --modes demand,asap --lead-ms 50"); VM_BUILD=0 uses
+# "--apps 3 --rounds 3 --modes demand,daemon,asap --lead-ms 50"); VM_BUILD=0 uses
 # what is in build/. The guest program is bench/switch/switchbench.c
 # (`switchbench --help`); the guest script bench/switch/switch-bench.sh.
 
@@ -34,12 +37,14 @@ $(SWITCHBENCH_BIN): bench/switch/switchbench.c
 
 vm-guest: $(SWITCHBENCH_BIN)
 
+BOOTS ?= 2
+
 bench-asap:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
-	python3 bench/switch/run-bench.py --kver $(VM_KVER) $(ASAP_BENCH_ARGS)
+	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots $(BOOTS) $(ASAP_BENCH_ARGS)
 
 bench-asap-quick:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
-	python3 bench/switch/run-bench.py --kver $(VM_KVER) --apps 3 --rounds 2 \
+	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots 1 --apps 2 --rounds 2 \
 		--profile-switches 3 --profile-min 3 --out build/bench-asap \
 		--csv build/bench-asap/quick.csv $(ASAP_BENCH_ARGS)

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""ASAP switch benchmark, host side: one VM boot with bench/switch/switch-bench.sh,
-then the CSV, the markdown table and the chart (bench/switch/report.py).
+"""ASAP switch benchmark, host side: --boots VM boots of bench/switch/switch-bench.sh
+(every mode interleaved in each), then the CSV, the markdown table and the chart
+(bench/switch/report.py), the boots merged.
 
 USAGE
-    bench/switch/run-bench.py --kver KVER [--modes ideal,demand,pc0,novma,peer,asap,demand2]
-        [--apps 8] [--rounds 5] [--profile-switches 10] [--profile-min 8]
-        [--anon-mb 8-16] [--file-mb 4-8] [--dwell-ms 100] [--lead-ms 0]
+    bench/switch/run-bench.py --kver KVER [--boots 2]
+        [--modes ideal,demand,pc0,novma,daemon,oracle,asap]
+        [--apps 4] [--rounds 20] [--profile-switches 10] [--profile-min 8]
+        [--anon-mb 4-8] [--file-mb 2-4] [--dwell-ms 100] [--lead-ms 0]
         [--out docs] [--csv FILE]
+
+Boot b shuffles the modes' order with seed b (switchbench --order-seed; the
+footprints are the same in every boot). Every mode gets --profile-switches
+warm-up rounds, then --rounds measured ones. The events of boot b are kept
+beside the CSV as <csv>-boot<b>.events.
 
 The VM runs through tests/vm/run.py (its machine-wide lock: never beside
 another VM); the guest script is an ad-hoc test, its parameters go on the
@@ -20,13 +27,14 @@ import argparse
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-MODES = ["ideal", "demand", "pc0", "novma", "peer", "asap", "demand2"]
+MODES = ["ideal", "demand", "pc0", "novma", "daemon", "oracle", "asap"]
 
 
 def mb_range(s):
@@ -66,14 +74,15 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kver", required=True, help="guest kernel, e.g. 6.12.117+deb12-amd64")
     ap.add_argument("--modes", type=modes, default=",".join(MODES))
-    ap.add_argument("--apps", type=int, default=8, help="apps switched round robin")
-    ap.add_argument("--rounds", type=int, default=5, help="measured rounds")
+    ap.add_argument("--boots", type=int, default=2, help="VM boots, results merged")
+    ap.add_argument("--apps", type=int, default=4, help="apps per mode, switched round robin")
+    ap.add_argument("--rounds", type=int, default=20, help="measured rounds")
     ap.add_argument("--profile-switches", type=int, default=10,
-                    help="asap-prefetch.ko profile_switches (= warm-up rounds of asap)")
+                    help="asap-prefetch.ko profile_switches (= warm-up rounds of every mode)")
     ap.add_argument("--profile-min", type=int, default=8,
                     help="asap-prefetch.ko profile_min")
-    ap.add_argument("--anon-mb", type=mb_range, default="8-16")
-    ap.add_argument("--file-mb", type=mb_range, default="4-8")
+    ap.add_argument("--anon-mb", type=mb_range, default="4-8")
+    ap.add_argument("--file-mb", type=mb_range, default="2-4")
     ap.add_argument("--dwell-ms", type=int, default=100)
     ap.add_argument("--lead-ms", type=int, default=0,
                     help="delay from the switch event to the app running")
@@ -81,26 +90,24 @@ def main():
                     help="where asap-results.md and asap-bench.png go")
     ap.add_argument("--csv", default=None, help="default bench/switch/results/DATE-KVER.csv")
     a = ap.parse_args()
-    if not 1 <= a.apps <= 32 or a.rounds < 1 or a.profile_switches < 1 or \
+    if not 1 <= a.apps <= 32 or a.rounds < 1 or a.profile_switches < 1 or a.boots < 1 or \
             not 1 <= a.profile_min <= a.profile_switches:
-        ap.error("need 1 <= apps <= 32, rounds >= 1, 1 <= profile-min <= profile-switches")
+        ap.error("need 1 <= apps <= 32, rounds >= 1, boots >= 1, "
+                 "1 <= profile-min <= profile-switches")
     if not os.access(os.path.join(TOP, "build", "user", "guest", "switchbench"), os.X_OK):
         sys.exit("bench-asap: build/user/guest/switchbench missing: run 'make bench-asap' "
                  "(or 'make vm-guest')")
 
-    append = ("switchbench.modes=%s switchbench.apps=%d switchbench.rounds=%d "
-              "switchbench.profile_switches=%d switchbench.profile_min=%d "
-              "switchbench.anon_mb=%s switchbench.file_mb=%s switchbench.dwell_ms=%d "
-              "switchbench.lead_ms=%d" %
-              (a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
-               a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms))
-    os.environ["MOBIO_VM_APPEND"] = (os.environ.get("MOBIO_VM_APPEND", "") + " " + append).strip()
-    cmd = ("bench/switch/run-bench.py --kver %s --modes %s --apps %d --rounds %d "
+    cmd = ("bench/switch/run-bench.py --kver %s --boots %d --modes %s --apps %d --rounds %d "
            "--profile-switches %d --profile-min %d --anon-mb %s --file-mb %s "
            "--dwell-ms %d --lead-ms %d" %
-           (a.kver, a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
+           (a.kver, a.boots, a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
             a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms))
     print("bench-asap: %s" % cmd, flush=True)
+    csv_path = a.csv or os.path.join(HERE, "results", "%s-%s.csv" %
+                                     (time.strftime("%Y%m%d"), a.kver))
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    base_append = os.environ.get("MOBIO_VM_APPEND", "")
 
     spec = importlib.util.spec_from_file_location("mobio_vm_run",
                                                   os.path.join(TOP, "tests", "vm", "run.py"))
@@ -109,21 +116,41 @@ def main():
     script = os.path.relpath(os.path.join(HERE, "switch-bench.sh"), os.getcwd())
     if os.sep not in script:
         script = os.path.join(".", script)
-    t0 = time.time()
-    sys.argv = ["run.py", "test", "--kver", a.kver, script]
-    rc = run.main()
     events = os.path.join(TOP, "build", "vm", a.kver, "switch-bench", "events.txt")
-    vm_s = vm_seconds(events)
-    print("bench-asap: done in %.0f s, %s s of it in the VM (rc %d); events in %s" %
-          (time.time() - t0, "%.0f" % vm_s if vm_s else "?", rc,
-           os.path.relpath(events, TOP)), flush=True)
+    rc, kept, vm_total = 0, [], 0.0
+    for boot in range(1, a.boots + 1):
+        append = ("switchbench.modes=%s switchbench.apps=%d switchbench.rounds=%d "
+                  "switchbench.profile_switches=%d switchbench.profile_min=%d "
+                  "switchbench.anon_mb=%s switchbench.file_mb=%s switchbench.dwell_ms=%d "
+                  "switchbench.lead_ms=%d switchbench.order_seed=%d switchbench.boot=%d" %
+                  (a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
+                   a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms, boot, boot))
+        os.environ["MOBIO_VM_APPEND"] = (base_append + " " + append).strip()
+        print("bench-asap: boot %d of %d, order seed %d" % (boot, a.boots, boot), flush=True)
+        t0 = time.time()
+        if os.path.exists(events):
+            os.unlink(events)
+        sys.argv = ["run.py", "test", "--kver", a.kver, script]
+        brc = run.main()
+        rc = max(rc, brc or 0)
+        vm_s = vm_seconds(events)
+        vm_total += vm_s or 0
+        print("bench-asap: boot %d done in %.0f s, %s s of it in the VM (rc %s)" %
+              (boot, time.time() - t0, "%.0f" % vm_s if vm_s else "?", brc), flush=True)
+        if os.path.exists(events):
+            dst = "%s-boot%d.events" % (csv_path[:-4] if csv_path.endswith(".csv")
+                                        else csv_path, boot)
+            shutil.copyfile(events, dst)
+            kept.append(dst)
+    if not kept:
+        sys.exit("bench-asap: no boot left events")
 
-    csv_path = a.csv or os.path.join(HERE, "results", "%s-%s.csv" %
-                                     (time.strftime("%Y%m%d"), a.kver))
-    rep = [sys.executable, os.path.join(HERE, "report.py"), "--events", events,
-           "--kver", a.kver, "--cmd", cmd, "--csv", csv_path, "--vm-seconds", "%.0f" % (vm_s or 0),
+    rep = [sys.executable, os.path.join(HERE, "report.py"), "--kver", a.kver, "--cmd", cmd,
+           "--csv", csv_path, "--vm-seconds", "%.0f" % vm_total,
            "--md", os.path.join(a.out, "asap-results.md"),
            "--png", os.path.join(a.out, "asap-bench.png")]
+    for e in kept:
+        rep += ["--events", e]
     notes = os.path.join(HERE, "notes.md")
     if os.path.abspath(a.out) == os.path.join(TOP, "docs") and os.path.exists(notes):
         rep += ["--notes", notes]

@@ -1,39 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * switchbench: the ASAP app-switch benchmark, guest side (one mode per run).
+ * switchbench: the ASAP app-switch benchmark, guest side (every mode, interleaved).
  *
- *	switchbench --mode ideal|demand|peer|asap [--label NAME] [options]
+ *	switchbench [--modes ideal,demand,pc0,novma,daemon,oracle,asap] [options]
  *
- * It forks --apps synthetic apps. App i maps an anonymous working set and a
- * file on the data file system (--dir), both cut into chunks of
- * --chunk-pages pages. A fixed --stable-pct of each region's chunks is in
- * the app's footprint at every switch; --vary-pct more (of the region) are
- * drawn anew at every switch from the other chunks, by a hash of (seed, app,
- * kind, chunk, round): every mode sees the same footprints for the same
- * rounds. With the defaults (60 + 15) the footprint is 75% of each region,
- * 80% of it stable, 20% varying.
+ * For every mode it forks its own --apps synthetic apps: app i of every mode
+ * has the same sizes and the same footprint sequence, its own processes and
+ * its own file (DIR/<mode>-app<i>.dat, same contents), so no mode's page
+ * cache, swap cache or asap-prefetch.ko tables are another mode's. App i maps
+ * an anonymous working set and its file, both cut into chunks of
+ * --chunk-pages pages. A fixed --stable-pct of each region's chunks is in the
+ * footprint at every switch; --vary-pct more (of the region) are drawn anew at
+ * every switch from the other chunks, by a hash of (seed, app, kind, chunk,
+ * round): every mode sees the same footprints in the same round.
  *
- * The user switches between the apps in turn (round robin). A switch:
- *   1. t0; the app's pid is written to CGROUP/top-app/cgroup.procs (the
- *      Android top-app move; asap-prefetch.ko's fg_cgroup trigger);
- *   2. (peer) two threads start "prefetch everything last touched":
- *      process_madvise(MADV_WILLNEED) on the anonymous chunks of the app's
- *      previous switch, POSIX_FADV_WILLNEED on its file chunks;
- *   3. the app touches its footprint (reads one word of every page and
- *      checks the pattern it wrote); t1 when it answers: switch time t1 - t0;
- *   4. the app stays in front --dwell-ms, then the launcher (this process)
- *      comes to the front: the app's window closes;
- *   5. memory pressure, emulated reproducibly (every mode but ideal):
- *      process_madvise(MADV_PAGEOUT) on both of the app's regions (anon to
- *      swap, file pages dropped) and POSIX_FADV_DONTNEED on its file; the
- *      app then maps and pages out again the anonymous pages left in the
- *      swap cache unmapped (MADV_PAGEOUT skips them; see app_settle()).
+ * A round runs every mode once, in an order shuffled anew each round (from
+ * --order-seed and the round; printed as "CSV,order,..."). A mode's turn sets
+ * its sysctls (pc0: vm.page-cluster 0; novma: vma_ra_enabled false), switches
+ * to each of its apps in turn and restores the sysctls. A switch:
+ *   1. the app snapshots its residency (mincore over both regions: resident
+ *      anon pages include swap-cache pages) -- "at the switch";
+ *   2. t0; the switch event: asap's apps move into CGROUP/top-app (the
+ *      module's fg_cgroup trigger, home leaves it), every other mode's into
+ *      CGROUP/fg, which the module does not watch;
+ *   3. daemon: its two threads replay what it observed at the end of the
+ *      app's previous turn (process_madvise(MADV_WILLNEED) for anon runs,
+ *      POSIX_FADV_WILLNEED for file runs); oracle: the same threads ask for
+ *      the generator's chunks of the app's previous round (an upper bound a
+ *      user cannot build, not a peer);
+ *   4. the app touches its footprint (one word of every page, pattern
+ *      checked), counting its major faults per kind (getrusage(RUSAGE_THREAD)
+ *      around every chunk); t1 when it answers: switch time t1 - t0;
+ *   5. --dwell-ms in front, the app goes to CGROUP/bg (asap: home comes back
+ *      to top-app, which closes the app's window);
+ *   6. the app snapshots its residency again and counts, per kind: needed =
+ *      footprint pages not resident at 1; hits = needed - major faults;
+ *      wasted = resident now, not at 1, not touched;
+ *   7. daemon: it observes the app from outside (/proc/PID/maps, and
+ *      /proc/PID/pagemap: the pages mapped now, anon and file);
+ *   8. memory pressure, emulated (every mode but ideal):
+ *      process_madvise(MADV_PAGEOUT) on both regions, POSIX_FADV_DONTNEED
+ *      on the file, then the swap-cache leftovers are mapped and paged out
+ *      again (app_settle()).
  *
- * Rounds --first - --warmup .. --first - 1 warm up (ASAP's profile
- * switches), rounds --first .. --first + --rounds - 1 are measured. Output
- * on stdout, one "CSV,..." line per measured switch and per app (see
- * print_header()); with --asap-stats, the asap-prefetch.ko counters of each
- * app over the measured rounds (from `mobioctl asap stats PID`).
+ * Rounds 0 .. --warmup - 1 warm up every mode (asap: its profile switches),
+ * --rounds more are measured. One "CSV,switch,..." line per measured switch
+ * (print_header() names the columns); with --asap-stats the asap apps'
+ * module counters over the measured rounds (`mobioctl asap stats PID`) and
+ * the apps the module tracks (/sys/kernel/debug/asap/apps).
  *
  * Exit: 0 done, 1 a failure (message on stderr), 2 bad usage.
  */
@@ -65,13 +79,24 @@
 
 #define MAX_APPS	32
 #define MAX_STATS	64
+#define MAX_FILES	32			/* daemon: files per app */
 #define ANON_MAGIC	0xa5a5000000000000ULL
 #define FILE_MAGIC	0x5a5a000000000000ULL
 #define IOV_BATCH	512
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+#define PM_FILE		(1ULL << 61)
 
-enum mode { MODE_IDEAL, MODE_DEMAND, MODE_PEER, MODE_ASAP };
+enum mode { MODE_IDEAL, MODE_DEMAND, MODE_PC0, MODE_NOVMA, MODE_DAEMON,
+	    MODE_ORACLE, MODE_ASAP, NR_MODES };
 enum kind { K_ANON, K_FILE, NR_KINDS };
-enum op { OP_TOUCH = 1, OP_STAT, OP_SETTLE, OP_QUIT };
+enum op { OP_SNAP = 1, OP_TOUCH, OP_STAT, OP_LEFT, OP_SETTLE, OP_QUIT };
+
+static const char *const mode_name[NR_MODES] = {
+	[MODE_IDEAL] = "ideal", [MODE_DEMAND] = "demand", [MODE_PC0] = "pc0",
+	[MODE_NOVMA] = "novma", [MODE_DAEMON] = "daemon",
+	[MODE_ORACLE] = "oracle", [MODE_ASAP] = "asap",
+};
 
 /* parent -> app */
 struct cmd {
@@ -82,17 +107,33 @@ struct cmd {
 /* app -> parent: a fixed-size answer to every command */
 struct reply {
 	long long touch_ns;			/* OP_TOUCH: the app's own time */
+	long long cpu_us;			/* OP_TOUCH: its CPU time */
 	long pages[NR_KINDS];			/* footprint pages touched */
 	long bad;				/* pages with a wrong pattern */
-	long majflt, minflt;			/* getrusage delta of the touch */
-	long resident[NR_KINDS];		/* OP_STAT: resident pages */
-	long extra[NR_KINDS];			/* resident, not in the footprint */
+	long majflt[NR_KINDS], minflt;		/* RUSAGE_THREAD deltas */
+	long res0[NR_KINDS];			/* OP_STAT: resident at the switch */
+	long needed[NR_KINDS], hits[NR_KINDS], wasted[NR_KINDS];
+	long resident[NR_KINDS];		/* OP_STAT/OP_LEFT: resident now */
+	long settled;				/* OP_SETTLE */
 	unsigned long base[NR_KINDS];		/* ready: region addresses */
 	long npages[NR_KINDS];			/* ready: region sizes */
 	int pid;
 };
 
+/* What the daemon saw mapped at the end of a turn, to replay. */
+struct obs {
+	struct iovec *anon;			/* runs of the app's addresses */
+	int nanon, canon;
+	struct frun { int f; off_t off, len; } *file;
+	int nfile, cfile;
+	char *path[MAX_FILES];			/* files of the app, open in fd[] */
+	int fd[MAX_FILES], nfiles;
+	long pages[NR_KINDS];
+	bool valid;
+};
+
 struct app {
+	enum mode mode;
 	int idx;
 	pid_t pid;
 	int pidfd;
@@ -101,34 +142,35 @@ struct app {
 	char path[256];
 	unsigned long base[NR_KINDS];
 	long npages[NR_KINDS];
-	int last_round;				/* -1: not run in this mode */
+	int last_round;				/* -1: not run yet */
+	struct obs obs;				/* daemon */
 	char stat_key[MAX_STATS][48];
 	unsigned long long stat_val[MAX_STATS];
 	int nstats;
 };
 
 struct opts {
-	enum mode mode;
-	const char *label;
-	int apps, warmup, first, rounds;
+	bool on[NR_MODES];
+	int apps, warmup, rounds;
 	int anon_min, anon_max, file_min, file_max;	/* MiB */
 	int chunk_pages, stable_pct, vary_pct;
 	int dwell_ms, lead_ms;
-	unsigned long seed;
+	unsigned long seed, order_seed;
 	const char *dir, *cgroup, *disk, *swapdev;
 	bool asap_stats;
 };
 
 static struct opts o = {
-	.mode = MODE_DEMAND, .apps = 8, .warmup = 1, .first = 10, .rounds = 5,
-	.anon_min = 8, .anon_max = 16, .file_min = 4, .file_max = 8,
+	.apps = 4, .warmup = 10, .rounds = 5,
+	.anon_min = 4, .anon_max = 8, .file_min = 2, .file_max = 4,
 	.chunk_pages = 16, .stable_pct = 60, .vary_pct = 15,
-	.dwell_ms = 100, .lead_ms = 0, .seed = 1,
+	.dwell_ms = 100, .lead_ms = 0, .seed = 1, .order_seed = 1,
 	.dir = "/mnt/data", .cgroup = "/sys/fs/cgroup", .disk = "vdb",
 	.swapdev = "zram0",
 };
 static long page_size;
-static struct app apps[MAX_APPS];
+static struct app apps[NR_MODES][MAX_APPS];
+static pid_t home_pid;
 
 static void die(const char *fmt, ...)
 {
@@ -150,12 +192,28 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		die("out of memory");
+	return p;
 }
 
 /* --- footprints ------------------------------------------------------------ */
@@ -254,57 +312,85 @@ out:
 	free(buf);
 }
 
-static void region_resident(unsigned char *base, long npages, int idx,
-			    int kind, int round, long *res, long *extra)
+/* The app's view of itself: regions, residency at the switch, pages touched. */
+struct self {
+	int idx;
+	unsigned char *base[NR_KINDS];
+	long npages[NR_KINDS];
+	unsigned char *res0[NR_KINDS];		/* mincore at the switch */
+	unsigned char *touched[NR_KINDS];	/* 1: touched in this turn */
+	long majflt[NR_KINDS];
+};
+
+static void self_mincore(struct self *s, int k, unsigned char *vec)
 {
-	unsigned char *vec = malloc(npages);
-	long c, pg;
-
-	if (!vec || mincore(base, npages * page_size, vec))
-		die("app %d: mincore: %s", idx, strerror(errno));
-	*res = 0;
-	*extra = 0;
-	for (c = 0; c < nchunks(npages); c++) {
-		bool used = round >= 0 && chunk_used(idx, kind, c, round);
-
-		for (pg = c * o.chunk_pages;
-		     pg < c * o.chunk_pages + chunk_len(npages, c); pg++) {
-			if (!(vec[pg] & 1))
-				continue;
-			(*res)++;
-			if (!used)
-				(*extra)++;
-		}
-	}
-	free(vec);
+	if (mincore(s->base[k], s->npages[k] * page_size, vec))
+		die("app %d: mincore: %s", s->idx, strerror(errno));
 }
 
 /* Touch the footprint of @round: anonymous and file chunks interleaved. */
-static void app_touch(int idx, unsigned char **base, const long *npages,
-		      int round, struct reply *r)
+static void app_touch(struct self *s, int round, struct reply *r)
 {
 	long c, pg, maxc = 0;
 	int k;
 
-	for (k = 0; k < NR_KINDS; k++)
-		if (nchunks(npages[k]) > maxc)
-			maxc = nchunks(npages[k]);
+	for (k = 0; k < NR_KINDS; k++) {
+		memset(s->touched[k], 0, s->npages[k]);
+		if (nchunks(s->npages[k]) > maxc)
+			maxc = nchunks(s->npages[k]);
+	}
 	for (c = 0; c < maxc; c++) {
 		for (k = 0; k < NR_KINDS; k++) {
-			if (c >= nchunks(npages[k]) ||
-			    !chunk_used(idx, k, c, round))
+			struct rusage u0, u1;
+
+			if (c >= nchunks(s->npages[k]) ||
+			    !chunk_used(s->idx, k, c, round))
 				continue;
+			getrusage(RUSAGE_THREAD, &u0);
 			for (pg = c * o.chunk_pages;
-			     pg < c * o.chunk_pages + chunk_len(npages[k], c);
+			     pg < c * o.chunk_pages + chunk_len(s->npages[k], c);
 			     pg++) {
 				volatile uint64_t *w =
-					(uint64_t *)(base[k] + pg * page_size);
+					(uint64_t *)(s->base[k] + pg * page_size);
 
-				if (*w != pattern(k, idx, pg))
+				if (*w != pattern(k, s->idx, pg))
 					r->bad++;
+				s->touched[k][pg] = 1;
 				r->pages[k]++;
 			}
+			getrusage(RUSAGE_THREAD, &u1);
+			r->majflt[k] += u1.ru_majflt - u0.ru_majflt;
 		}
+	}
+}
+
+/* Needed, hits and wasted pages of the turn just done (see the head comment). */
+static void app_stat(struct self *s, struct reply *r)
+{
+	int k;
+
+	for (k = 0; k < NR_KINDS; k++) {
+		unsigned char *vec = malloc(s->npages[k]);
+		long pg;
+
+		if (!vec)
+			die("app %d: out of memory", s->idx);
+		self_mincore(s, k, vec);
+		for (pg = 0; pg < s->npages[k]; pg++) {
+			bool was = s->res0[k][pg] & 1, now = vec[pg] & 1;
+
+			r->res0[k] += was;
+			r->resident[k] += now;
+			if (s->touched[k][pg] && !was)
+				r->needed[k]++;
+			if (now && !was && !s->touched[k][pg])
+				r->wasted[k]++;
+		}
+		r->majflt[k] = s->majflt[k];
+		r->hits[k] = r->needed[k] - s->majflt[k];
+		if (r->hits[k] < 0)
+			r->hits[k] = 0;
+		free(vec);
 	}
 }
 
@@ -332,7 +418,7 @@ static long app_settle(int idx, unsigned char *base, long npages)
 		die("app %d: mincore/pagemap: %s", idx, strerror(errno));
 	close(fd);
 	for (pg = 0; pg < npages; pg++) {
-		if (!(vec[pg] & 1) || (pm[pg] >> 63) & 1)
+		if (!(vec[pg] & 1) || (pm[pg] & PM_PRESENT))
 			continue;
 		sink += *(uint64_t *)(base + pg * page_size);
 		if (madvise(base + pg * page_size, page_size, MADV_PAGEOUT))
@@ -344,73 +430,93 @@ static long app_settle(int idx, unsigned char *base, long npages)
 	return n;
 }
 
-static void app_main(int idx, int cmd_fd, int ack_fd, const char *path,
-		     long anon_pages, long file_pages)
+static void app_main(int idx, const char *label, int cmd_fd, int ack_fd,
+		     const char *path, long anon_pages, long file_pages)
 {
-	unsigned char *base[NR_KINDS];
-	long npages[NR_KINDS] = { anon_pages, file_pages };
+	struct self s = { .idx = idx, .npages = { anon_pages, file_pages } };
 	uint64_t rng = mix(idx + 4242);
-	int fd, last_round = -1;
 	char name[16];
 	struct reply r;
 	struct cmd c;
 	long pg;
+	int fd, k;
 
-	snprintf(name, sizeof(name), "app%d", idx);
+	snprintf(name, sizeof(name), "%.8s%d", label, idx);
 	prctl(PR_SET_NAME, name);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		die("app %d: %s: %s", idx, path, strerror(errno));
-	base[K_ANON] = mmap(NULL, anon_pages * page_size, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	base[K_FILE] = mmap(NULL, file_pages * page_size, PROT_READ, MAP_SHARED,
-			    fd, 0);
-	if (base[K_ANON] == MAP_FAILED || base[K_FILE] == MAP_FAILED)
+	s.base[K_ANON] = mmap(NULL, anon_pages * page_size, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	s.base[K_FILE] = mmap(NULL, file_pages * page_size, PROT_READ, MAP_SHARED,
+			      fd, 0);
+	if (s.base[K_ANON] == MAP_FAILED || s.base[K_FILE] == MAP_FAILED)
 		die("app %d: mmap: %s", idx, strerror(errno));
-	madvise(base[K_ANON], anon_pages * page_size, MADV_NOHUGEPAGE);
+	for (k = 0; k < NR_KINDS; k++) {
+		s.res0[k] = calloc(s.npages[k], 1);
+		s.touched[k] = calloc(s.npages[k], 1);
+		if (!s.res0[k] || !s.touched[k])
+			die("app %d: out of memory", idx);
+	}
+	madvise(s.base[K_ANON], anon_pages * page_size, MADV_NOHUGEPAGE);
 	for (pg = 0; pg < anon_pages; pg++)
-		fill_page(base[K_ANON] + pg * page_size,
+		fill_page(s.base[K_ANON] + pg * page_size,
 			  pattern(K_ANON, idx, pg), &rng);
 	for (pg = 0; pg < file_pages; pg++)
-		rng += base[K_FILE][pg * page_size];
+		rng += s.base[K_FILE][pg * page_size];
 
 	memset(&r, 0, sizeof(r));
 	r.pid = getpid();
-	r.base[K_ANON] = (unsigned long)base[K_ANON];
-	r.base[K_FILE] = (unsigned long)base[K_FILE];
-	r.npages[K_ANON] = anon_pages;
-	r.npages[K_FILE] = file_pages;
+	for (k = 0; k < NR_KINDS; k++) {
+		r.base[k] = (unsigned long)s.base[k];
+		r.npages[k] = s.npages[k];
+	}
 	if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
 		exit(1);
 
 	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c)) {
 		struct rusage u0, u1;
 		long long t0;
-		int k;
 
 		memset(&r, 0, sizeof(r));
 		r.pid = getpid();
 		switch (c.op) {
+		case OP_SNAP:
+			for (k = 0; k < NR_KINDS; k++)
+				self_mincore(&s, k, s.res0[k]);
+			break;
 		case OP_TOUCH:
-			getrusage(RUSAGE_SELF, &u0);
+			getrusage(RUSAGE_THREAD, &u0);
 			t0 = now_ns();
-			app_touch(idx, base, npages, c.round, &r);
+			app_touch(&s, c.round, &r);
 			r.touch_ns = now_ns() - t0;
-			getrusage(RUSAGE_SELF, &u1);
-			r.majflt = u1.ru_majflt - u0.ru_majflt;
+			getrusage(RUSAGE_THREAD, &u1);
 			r.minflt = u1.ru_minflt - u0.ru_minflt;
-			last_round = c.round;
+			r.cpu_us = (u1.ru_utime.tv_sec - u0.ru_utime.tv_sec +
+				    u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) * 1000000LL +
+				   u1.ru_utime.tv_usec - u0.ru_utime.tv_usec +
+				   u1.ru_stime.tv_usec - u0.ru_stime.tv_usec;
+			for (k = 0; k < NR_KINDS; k++)
+				s.majflt[k] = r.majflt[k];
 			break;
 		case OP_STAT:
-			for (k = 0; k < NR_KINDS; k++)
-				region_resident(base[k], npages[k], idx, k,
-						last_round, &r.resident[k],
-						&r.extra[k]);
+			app_stat(&s, &r);
+			break;
+		case OP_LEFT:
+			for (k = 0; k < NR_KINDS; k++) {
+				unsigned char *vec = malloc(s.npages[k]);
+
+				if (!vec)
+					die("app %d: out of memory", idx);
+				self_mincore(&s, k, vec);
+				for (pg = 0; pg < s.npages[k]; pg++)
+					r.resident[k] += vec[pg] & 1;
+				free(vec);
+			}
 			break;
 		case OP_SETTLE:
-			r.extra[K_ANON] = app_settle(idx, base[K_ANON],
-						     npages[K_ANON]);
+			r.settled = app_settle(idx, s.base[K_ANON], s.npages[K_ANON]);
 			break;
 		case OP_QUIT:
 			exit(0);
@@ -431,7 +537,8 @@ static void app_call(struct app *a, int op, int round, struct reply *r)
 
 	if (write(a->cmd_fd, &c, sizeof(c)) != sizeof(c) ||
 	    read(a->ack_fd, r, sizeof(*r)) != sizeof(*r))
-		die("app %d (pid %d) does not answer", a->idx, a->pid);
+		die("%s app %d (pid %d) does not answer", mode_name[a->mode],
+		    a->idx, a->pid);
 }
 
 static int gcd(int a, int b)
@@ -449,82 +556,136 @@ static int spread(int lo, int hi, int i)
 	return n > 1 ? lo + (hi - lo) * ((i * step) % n) / (n - 1) : lo;
 }
 
-static void start_apps(void)
+static void start_app(struct app *a, enum mode m, int i)
 {
-	int i, k;
+	long anon = (long)spread(o.anon_min, o.anon_max, i) << 20;
+	long file = (long)spread(o.file_min, o.file_max, (i + 1) % o.apps) << 20;
+	int to_app[2], to_us[2], k;
+	struct reply r;
 
-	for (i = 0; i < o.apps; i++) {
-		struct app *a = &apps[i];
-		long anon = (long)spread(o.anon_min, o.anon_max, i) << 20;
-		long file = (long)spread(o.file_min, o.file_max, (i + 1) % o.apps) << 20;
-		int to_app[2], to_us[2];
-		struct reply r;
+	a->mode = m;
+	a->idx = i;
+	a->last_round = -1;
+	snprintf(a->path, sizeof(a->path), "%s/%s-app%d.dat", o.dir, mode_name[m], i);
+	make_file(i, a->path, file / page_size);
+	if (pipe(to_app) || pipe(to_us))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	a->pid = fork();
+	if (a->pid < 0)
+		die("fork: %s", strerror(errno));
+	if (a->pid == 0) {
+		close(to_app[1]);
+		close(to_us[0]);
+		app_main(i, mode_name[m], to_app[0], to_us[1], a->path,
+			 anon / page_size, file / page_size);
+	}
+	close(to_app[0]);
+	close(to_us[1]);
+	a->cmd_fd = to_app[1];
+	a->ack_fd = to_us[0];
+	if (read(a->ack_fd, &r, sizeof(r)) != sizeof(r))
+		die("%s app %d did not start", mode_name[m], i);
+	for (k = 0; k < NR_KINDS; k++) {
+		a->base[k] = r.base[k];
+		a->npages[k] = r.npages[k];
+	}
+	a->pidfd = pidfd_open(a->pid, 0);
+	a->file_fd = open(a->path, O_RDONLY);
+	if (a->pidfd < 0 || a->file_fd < 0)
+		die("app %d: pidfd_open/open: %s", i, strerror(errno));
+	printf("CSV,app,%s,%d,%d,%ld,%ld\n", mode_name[m], i, a->pid,
+	       a->npages[K_ANON], a->npages[K_FILE]);
+}
 
-		a->idx = i;
-		a->last_round = -1;
-		snprintf(a->path, sizeof(a->path), "%s/app%d.dat", o.dir, i);
-		make_file(i, a->path, file / page_size);
-		if (pipe(to_app) || pipe(to_us))
-			die("pipe: %s", strerror(errno));
-		fflush(stdout);
-		a->pid = fork();
-		if (a->pid < 0)
-			die("fork: %s", strerror(errno));
-		if (a->pid == 0) {
-			close(to_app[1]);
-			close(to_us[0]);
-			app_main(i, to_app[0], to_us[1], a->path,
-				 anon / page_size, file / page_size);
-		}
-		close(to_app[0]);
-		close(to_us[1]);
-		a->cmd_fd = to_app[1];
-		a->ack_fd = to_us[0];
-		if (read(a->ack_fd, &r, sizeof(r)) != sizeof(r))
-			die("app %d did not start", i);
-		for (k = 0; k < NR_KINDS; k++) {
-			a->base[k] = r.base[k];
-			a->npages[k] = r.npages[k];
-		}
-		a->pidfd = pidfd_open(a->pid, 0);
-		a->file_fd = open(a->path, O_RDONLY);
-		if (a->pidfd < 0 || a->file_fd < 0)
-			die("app %d: pidfd_open/open: %s", i, strerror(errno));
-		printf("CSV,app,%s,%d,%d,%ld,%ld\n", o.label, i, a->pid,
-		       a->npages[K_ANON], a->npages[K_FILE]);
+static void stop_app(struct app *a)
+{
+	struct cmd c = { OP_QUIT, 0 };
+	int f;
+
+	if (write(a->cmd_fd, &c, sizeof(c)) != sizeof(c))
+		kill(a->pid, SIGKILL);
+	waitpid(a->pid, NULL, 0);
+	close(a->cmd_fd);
+	close(a->ack_fd);
+	close(a->pidfd);
+	close(a->file_fd);
+	for (f = 0; f < a->obs.nfiles; f++) {
+		close(a->obs.fd[f]);
+		free(a->obs.path[f]);
+	}
+	free(a->obs.anon);
+	free(a->obs.file);
+}
+
+/* "home": a process that only waits; in top-app while no asap app is. */
+static void start_home(void)
+{
+	home_pid = fork();
+	if (home_pid < 0)
+		die("fork: %s", strerror(errno));
+	if (home_pid == 0) {
+		prctl(PR_SET_NAME, "home");
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
 	}
 }
 
-static void stop_apps(void)
+/* --- cgroups and sysctls ------------------------------------------------------ */
+
+static void write_str(const char *path, const char *val)
 {
-	int i;
+	int fd = open(path, O_WRONLY), n = (int)strlen(val);
 
-	for (i = 0; i < o.apps; i++) {
-		struct cmd c = { OP_QUIT, 0 };
-
-		if (write(apps[i].cmd_fd, &c, sizeof(c)) != sizeof(c))
-			kill(apps[i].pid, SIGKILL);
-		waitpid(apps[i].pid, NULL, 0);
-		close(apps[i].cmd_fd);
-		close(apps[i].ack_fd);
-		close(apps[i].pidfd);
-		close(apps[i].file_fd);
-	}
+	if (fd < 0 || write(fd, val, n) != n)
+		die("%s: %s: %s", path, val, strerror(errno));
+	close(fd);
 }
 
-/* --- cgroups: the switch event ----------------------------------------------- */
+static void read_str(const char *path, char *buf, int len)
+{
+	int fd = open(path, O_RDONLY), n;
+
+	if (fd < 0 || (n = read(fd, buf, len - 1)) <= 0)
+		die("%s: %s", path, strerror(errno));
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	close(fd);
+}
 
 static void cg_move(const char *group, pid_t pid)
 {
 	char path[512], buf[32];
-	int fd, n;
 
 	snprintf(path, sizeof(path), "%s/%s/cgroup.procs", o.cgroup, group);
-	n = snprintf(buf, sizeof(buf), "%d\n", pid);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, buf, n) != n)
-		die("%s: %d: %s", path, pid, strerror(errno));
-	close(fd);
+	snprintf(buf, sizeof(buf), "%d\n", pid);
+	write_str(path, buf);
+}
+
+#define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"
+#define VMA_RA		"/sys/kernel/mm/swap/vma_ra_enabled"
+
+static char saved_pc[16], saved_vma[16];
+
+/* Set the mode's kernel settings for its turn; mode_unset() puts them back. */
+static void mode_set(enum mode m)
+{
+	if (m == MODE_PC0) {
+		read_str(PAGE_CLUSTER, saved_pc, sizeof(saved_pc));
+		write_str(PAGE_CLUSTER, "0");
+	} else if (m == MODE_NOVMA) {
+		read_str(VMA_RA, saved_vma, sizeof(saved_vma));
+		write_str(VMA_RA, "false");
+	}
+}
+
+static void mode_unset(enum mode m)
+{
+	if (m == MODE_PC0)
+		write_str(PAGE_CLUSTER, saved_pc);
+	else if (m == MODE_NOVMA)
+		write_str(VMA_RA, saved_vma);
 }
 
 /* --- memory pressure, emulated --------------------------------------------------- */
@@ -566,26 +727,142 @@ static void evict(struct app *a)
 		die("app %d: fadvise(DONTNEED): %s", a->idx, strerror(err));
 }
 
-/* --- the peer: prefetch everything last touched -------------------------------- */
+/* --- the daemon: observe mapped pages at the end of a turn ---------------------- */
 
-struct peer {
+static void obs_anon(struct obs *ob, unsigned long addr, long n)
+{
+	if (ob->nanon && (unsigned long)ob->anon[ob->nanon - 1].iov_base +
+	    ob->anon[ob->nanon - 1].iov_len == addr) {
+		ob->anon[ob->nanon - 1].iov_len += n * page_size;
+	} else {
+		if (ob->nanon == ob->canon) {
+			ob->canon = ob->canon ? 2 * ob->canon : 256;
+			ob->anon = xrealloc(ob->anon, ob->canon * sizeof(*ob->anon));
+		}
+		ob->anon[ob->nanon].iov_base = (void *)addr;
+		ob->anon[ob->nanon++].iov_len = n * page_size;
+	}
+	ob->pages[K_ANON] += n;
+}
+
+static void obs_file(struct obs *ob, int f, off_t off, long n)
+{
+	struct frun *l = ob->nfile ? &ob->file[ob->nfile - 1] : NULL;
+
+	if (l && l->f == f && l->off + l->len == off) {
+		l->len += n * page_size;
+	} else {
+		if (ob->nfile == ob->cfile) {
+			ob->cfile = ob->cfile ? 2 * ob->cfile : 256;
+			ob->file = xrealloc(ob->file, ob->cfile * sizeof(*ob->file));
+		}
+		ob->file[ob->nfile++] = (struct frun){ f, off, n * page_size };
+	}
+	ob->pages[K_FILE] += n;
+}
+
+/* The daemon's fd of @path (opened once per app), or -1. */
+static int obs_fd(struct obs *ob, const char *path)
+{
+	int f, fd;
+
+	for (f = 0; f < ob->nfiles; f++)
+		if (!strcmp(ob->path[f], path))
+			return f;
+	if (ob->nfiles == MAX_FILES)
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ob->path[ob->nfiles] = strdup(path);
+	ob->fd[ob->nfiles] = fd;
+	return ob->nfiles++;
+}
+
+/*
+ * What a userspace daemon can see of another process: its VMAs
+ * (/proc/PID/maps) and which of their pages are mapped now
+ * (/proc/PID/pagemap: present; "file" for page-cache pages). At the end of a
+ * turn the mapped pages are the ones the app touched, plus the kernel's fault-
+ * around for file mappings; readahead and prefetched pages the app did not
+ * use are not mapped (mincore on the file would report them, and the replay
+ * list would only grow). Anon runs are kept by address, file runs by
+ * (file, offset).
+ */
+static void daemon_observe(struct app *a)
+{
+	struct obs *ob = &a->obs;
+	char path[64], line[512];
+	uint64_t *pm = NULL;
+	long cap = 0;
+	FILE *maps;
+	int pmfd;
+
+	ob->nanon = ob->nfile = 0;
+	ob->pages[K_ANON] = ob->pages[K_FILE] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", a->pid);
+	maps = fopen(path, "r");
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", a->pid);
+	pmfd = open(path, O_RDONLY);
+	if (!maps || pmfd < 0)
+		die("daemon: %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end, off, ino;
+		char perms[8], file[400] = "";
+		long n, pg;
+		int f = -1;
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %lu %399s", &start,
+			   &end, perms, &off, &ino, file) < 5 || perms[0] != 'r' ||
+		    file[0] == '[')
+			continue;
+		if (ino && file[0] == '/')
+			f = obs_fd(ob, file);
+		n = (end - start) / page_size;
+		if (n > cap) {
+			cap = n;
+			pm = xrealloc(pm, cap * sizeof(*pm));
+		}
+		if (pread(pmfd, pm, n * sizeof(*pm), start / page_size * sizeof(*pm)) !=
+		    (ssize_t)(n * sizeof(*pm)))
+			die("daemon: pagemap of %d: %s", a->pid, strerror(errno));
+		for (pg = 0; pg <= n; pg++) {
+			bool file_pg = pg < n && (pm[pg] & PM_PRESENT) && (pm[pg] & PM_FILE);
+			bool anon_pg = pg < n && (pm[pg] & PM_PRESENT) && !(pm[pg] & PM_FILE);
+
+			/* one page at a time; obs_*() merge adjacent runs */
+			if (anon_pg)
+				obs_anon(ob, start + pg * page_size, 1);
+			else if (file_pg && f >= 0)
+				obs_file(ob, f, off + pg * page_size, 1);
+		}
+	}
+	fclose(maps);
+	close(pmfd);
+	free(pm);
+	ob->valid = true;
+}
+
+/* --- prefetch threads: the daemon's replay and the oracle ------------------------ */
+
+struct pf {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct app *app;			/* the job: this app ... */
-	int round;				/* ... its footprint of this round */
+	int round;				/* ... oracle: its chunks of this round */
 	int gen, done[NR_KINDS];
 	long pages[NR_KINDS];			/* pages asked for */
-	long long ns[NR_KINDS];
-	struct iovec *iov;			/* anon thread's buffer */
+	long long ns[NR_KINDS], cpu_ns[NR_KINDS];
+	struct iovec *iov;			/* oracle: anon thread's buffer */
 };
 
-static struct peer peer = {
+static struct pf pf = {
 	.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 };
 
 /* Runs of used chunks of @kind as (page offset, pages); returns pages. */
-static long peer_runs(struct app *a, int kind, int round,
-		      void (*emit)(struct app *, long, long, void *), void *arg)
+static long oracle_runs(struct app *a, int kind, int round,
+			void (*emit)(struct app *, long, long, void *), void *arg)
 {
 	long c, start = -1, total = 0, n = nchunks(a->npages[kind]);
 
@@ -611,8 +888,8 @@ static void emit_iov(struct app *a, long pg, long n, void *arg)
 {
 	int *cnt = arg;
 
-	peer.iov[*cnt].iov_base = (void *)(a->base[K_ANON] + pg * page_size);
-	peer.iov[*cnt].iov_len = n * page_size;
+	pf.iov[*cnt].iov_base = (void *)(a->base[K_ANON] + pg * page_size);
+	pf.iov[*cnt].iov_len = n * page_size;
 	(*cnt)++;
 }
 
@@ -626,81 +903,79 @@ static void emit_fadvise(struct app *a, long pg, long n, void *arg)
 		die("app %d: fadvise(WILLNEED): %s", a->idx, strerror(err));
 }
 
-static void *peer_thread(void *arg)
+static long pf_work(struct app *a, int kind, int round)
+{
+	struct obs *ob = &a->obs;
+	int i, cnt = 0;
+	long n;
+
+	if (a->mode == MODE_ORACLE) {
+		if (kind == K_FILE)
+			return oracle_runs(a, K_FILE, round, emit_fadvise, NULL);
+		n = oracle_runs(a, K_ANON, round, emit_iov, &cnt);
+		madvise_ranges(a, pf.iov, cnt, MADV_WILLNEED);
+		return n;
+	}
+	if (kind == K_ANON) {
+		madvise_ranges(a, ob->anon, ob->nanon, MADV_WILLNEED);
+		return ob->pages[K_ANON];
+	}
+	/* errors (a file on the initramfs, say) only cost the call */
+	for (i = 0; i < ob->nfile; i++)
+		posix_fadvise(ob->fd[ob->file[i].f], ob->file[i].off,
+			      ob->file[i].len, POSIX_FADV_WILLNEED);
+	return ob->pages[K_FILE];
+}
+
+static void *pf_thread(void *arg)
 {
 	int kind = (int)(long)arg, seen = 0;
 
 	for (;;) {
+		long long t0, c0;
 		struct app *a;
-		long long t0;
 		long pages;
-		int round, cnt = 0;
+		int round;
 
-		pthread_mutex_lock(&peer.lock);
-		while (peer.gen == seen)
-			pthread_cond_wait(&peer.cond, &peer.lock);
-		seen = peer.gen;
-		a = peer.app;
-		round = peer.round;
-		pthread_mutex_unlock(&peer.lock);
+		pthread_mutex_lock(&pf.lock);
+		while (pf.gen == seen)
+			pthread_cond_wait(&pf.cond, &pf.lock);
+		seen = pf.gen;
+		a = pf.app;
+		round = pf.round;
+		pthread_mutex_unlock(&pf.lock);
 		if (!a)
 			return NULL;
 
 		t0 = now_ns();
-		if (kind == K_ANON) {
-			pages = peer_runs(a, K_ANON, round, emit_iov, &cnt);
-			madvise_ranges(a, peer.iov, cnt, MADV_WILLNEED);
-		} else {
-			pages = peer_runs(a, K_FILE, round, emit_fadvise, NULL);
-		}
-		pthread_mutex_lock(&peer.lock);
-		peer.pages[kind] = pages;
-		peer.ns[kind] = now_ns() - t0;
-		peer.done[kind] = seen;
-		pthread_cond_broadcast(&peer.cond);
-		pthread_mutex_unlock(&peer.lock);
+		c0 = thread_cpu_ns();
+		pages = pf_work(a, kind, round);
+		pthread_mutex_lock(&pf.lock);
+		pf.pages[kind] = pages;
+		pf.ns[kind] = now_ns() - t0;
+		pf.cpu_ns[kind] = thread_cpu_ns() - c0;
+		pf.done[kind] = seen;
+		pthread_cond_broadcast(&pf.cond);
+		pthread_mutex_unlock(&pf.lock);
 	}
 }
 
-static void peer_kick(struct app *a, int round)
+static void pf_kick(struct app *a, int round)
 {
-	pthread_mutex_lock(&peer.lock);
-	peer.app = a;
-	peer.round = round;
-	peer.gen++;
-	pthread_cond_broadcast(&peer.cond);
-	pthread_mutex_unlock(&peer.lock);
+	pthread_mutex_lock(&pf.lock);
+	pf.app = a;
+	pf.round = round;
+	pf.gen++;
+	pthread_cond_broadcast(&pf.cond);
+	pthread_mutex_unlock(&pf.lock);
 }
 
-static void peer_wait(void)
+static void pf_wait(void)
 {
-	pthread_mutex_lock(&peer.lock);
-	while (peer.done[K_ANON] != peer.gen || peer.done[K_FILE] != peer.gen)
-		pthread_cond_wait(&peer.cond, &peer.lock);
-	pthread_mutex_unlock(&peer.lock);
-}
-
-/* Strategy precision/recall of the peer: chunks of @prev against @round. */
-static void peer_score(struct app *a, int prev, int round, long *asked,
-		       long *hits)
-{
-	int k;
-
-	for (k = 0; k < NR_KINDS; k++) {
-		long c, n = nchunks(a->npages[k]);
-
-		asked[k] = 0;
-		hits[k] = 0;
-		if (prev < 0)
-			continue;
-		for (c = 0; c < n; c++) {
-			if (!chunk_used(a->idx, k, c, prev))
-				continue;
-			asked[k] += chunk_len(a->npages[k], c);
-			if (chunk_used(a->idx, k, c, round))
-				hits[k] += chunk_len(a->npages[k], c);
-		}
-	}
+	pthread_mutex_lock(&pf.lock);
+	while (pf.done[K_ANON] != pf.gen || pf.done[K_FILE] != pf.gen)
+		pthread_cond_wait(&pf.cond, &pf.lock);
+	pthread_mutex_unlock(&pf.lock);
 }
 
 /* --- system counters ---------------------------------------------------------- */
@@ -774,82 +1049,156 @@ static void asap_read_stats(struct app *a, bool base)
 		if (base)
 			a->stat_val[i] = v;
 		else
-			printf("CSV,asapstat,%s,%d,%s,%lld\n", o.label, a->idx,
+			printf("CSV,asapstat,asap,%d,%s,%lld\n", a->idx,
 			       key, (long long)(v - a->stat_val[i]));
 	}
 	if (pclose(p))
 		die("%s failed (is asap-prefetch.ko loaded?)", cmd);
 }
 
+/*
+ * Which processes does the module track? Only asap's apps and home may be
+ * there (the other modes' apps never enter its fg_cgroup).
+ */
+static void asap_tracked(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/asap/apps", "r");
+	int n_asap = 0, n_home = 0, n_other = 0, pid, i;
+	char line[256], others[256] = "";
+
+	if (!f) {
+		printf("CSV,asaptracked,unknown,%s\n", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		bool mine = false;
+
+		if (sscanf(line, "app %d", &pid) != 1)
+			continue;
+		if (pid == home_pid) {
+			n_home++;
+			continue;
+		}
+		for (i = 0; i < o.apps; i++)
+			mine |= apps[MODE_ASAP][i].pid == pid;
+		if (mine) {
+			n_asap++;
+		} else {
+			n_other++;
+			if (strlen(others) < sizeof(others) - 16)
+				snprintf(others + strlen(others), 16, " %d", pid);
+		}
+	}
+	fclose(f);
+	printf("CSV,asaptracked,asap=%d home=%d other=%d%s%s\n", n_asap, n_home,
+	       n_other, n_other ? " others=" : "", others);
+}
+
 /* --- one switch ----------------------------------------------------------------- */
 
-static void do_switch(struct app *a, int round, bool measured)
+static void do_switch(struct app *a, int round, int pos, bool measured)
 {
+	bool pf_on = false, asap = a->mode == MODE_ASAP;
 	struct sample s0, s1, s2;
 	struct reply t, st, ev, se;
-	long asked[NR_KINDS], hits[NR_KINDS];
-	long long peer_ns[NR_KINDS] = { 0, 0 };
-	int prev = a->last_round;
+	long long obs_ns = 0, obs_cpu = 0, pf_ns = 0, pf_cpu = 0;
+	long asked[NR_KINDS] = { 0, 0 };
+	int prev = a->last_round, k;
 
+	app_call(a, OP_SNAP, 0, &t);
 	sample(&s0);
-	cg_move("bg", getpid());
-	cg_move("top-app", a->pid);
-	if (o.mode == MODE_PEER && prev >= 0)
-		peer_kick(a, prev);
+	if (asap) {
+		cg_move("bg", home_pid);
+		cg_move("top-app", a->pid);
+	} else {
+		cg_move("fg", a->pid);
+	}
+	if (a->mode == MODE_DAEMON && a->obs.valid) {
+		pf_kick(a, prev);
+		pf_on = true;
+	} else if (a->mode == MODE_ORACLE && prev >= 0) {
+		pf_kick(a, prev);
+		pf_on = true;
+	}
 	if (o.lead_ms)
 		sleep_ms(o.lead_ms);
 	app_call(a, OP_TOUCH, round, &t);
 	sample(&s1);
-	if (o.mode == MODE_PEER && prev >= 0) {
-		peer_wait();
-		peer_ns[K_ANON] = peer.ns[K_ANON];
-		peer_ns[K_FILE] = peer.ns[K_FILE];
+	if (pf_on) {
+		pf_wait();
+		for (k = 0; k < NR_KINDS; k++) {
+			pf_ns = pf.ns[k] > pf_ns ? pf.ns[k] : pf_ns;
+			pf_cpu += pf.cpu_ns[k];
+			asked[k] = pf.pages[k];
+		}
 	}
 	if (o.dwell_ms)
 		sleep_ms(o.dwell_ms);
 	sample(&s2);
 	cg_move("bg", a->pid);
-	cg_move("top-app", getpid());
+	if (asap)
+		cg_move("top-app", home_pid);
 	a->last_round = round;
 	app_call(a, OP_STAT, 0, &st);
+	if (a->mode == MODE_DAEMON) {
+		long long t0 = now_ns(), c0 = thread_cpu_ns();
+
+		daemon_observe(a);
+		obs_ns = now_ns() - t0;
+		obs_cpu = thread_cpu_ns() - c0;
+	}
 	memset(&ev, 0, sizeof(ev));
 	memset(&se, 0, sizeof(se));
-	if (o.mode != MODE_IDEAL) {
+	if (a->mode != MODE_IDEAL) {
 		evict(a);
 		app_call(a, OP_SETTLE, 0, &se);
-		app_call(a, OP_STAT, 0, &ev);
+		app_call(a, OP_LEFT, 0, &ev);
 	}
 	if (t.bad)
-		die("app %d: %ld pages with a wrong pattern after round %d",
-		    a->idx, t.bad, round);
+		die("%s app %d: %ld pages with a wrong pattern after round %d",
+		    mode_name[a->mode], a->idx, t.bad, round);
 	if (!measured)
 		return;
-	peer_score(a, o.mode == MODE_PEER ? prev : -1, round, asked, hits);
-	printf("CSV,switch,%s,%d,%d,%lld,%lld,%ld,%ld,%ld,%ld,%ld,"
+	printf("CSV,switch,%s,%d,%d,%d,%lld,%lld,%ld,%ld,%ld,%ld,%ld,%lld,"
 	       "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%lld,%lld,%lld,%ld\n",
-	       o.label, a->idx, round,
+	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,"
+	       "%ld,%ld,%lld,%lld,%lld,%lld,%ld,%lld\n",
+	       mode_name[a->mode], a->idx, round, pos,
 	       (s1.ns - s0.ns) / 1000, t.touch_ns / 1000,
-	       t.pages[K_ANON], t.pages[K_FILE], t.bad, t.majflt, t.minflt,
+	       t.pages[K_ANON], t.pages[K_FILE],
+	       t.majflt[K_ANON], t.majflt[K_FILE], t.minflt, t.cpu_us,
 	       (s1.busy - s0.busy), (s1.total - s0.total),
 	       (s2.busy - s0.busy), (s2.total - s0.total),
 	       (s1.disk_sect - s0.disk_sect) * 512, (s2.disk_sect - s0.disk_sect) * 512,
 	       (s1.swap_sect - s0.swap_sect) * 512, (s2.swap_sect - s0.swap_sect) * 512,
-	       st.extra[K_ANON], st.extra[K_FILE],
+	       st.res0[K_ANON], st.res0[K_FILE], st.needed[K_ANON], st.needed[K_FILE],
+	       st.hits[K_ANON], st.hits[K_FILE], st.wasted[K_ANON], st.wasted[K_FILE],
 	       ev.resident[K_ANON], ev.resident[K_FILE],
-	       asked[K_ANON], hits[K_ANON], asked[K_FILE], hits[K_FILE],
-	       (s2.ns - s0.ns) / 1000, peer_ns[K_ANON] / 1000, peer_ns[K_FILE] / 1000,
-	       se.extra[K_ANON]);
+	       asked[K_ANON], asked[K_FILE], pf_ns / 1000, pf_cpu / 1000,
+	       obs_ns / 1000, obs_cpu / 1000, se.settled, (s2.ns - s0.ns) / 1000);
 	fflush(stdout);
 }
 
 static void print_header(void)
 {
-	printf("CSV,params,%s,mode=%d apps=%d warmup=%d first=%d rounds=%d anon_mb=%d-%d file_mb=%d-%d chunk_pages=%d stable_pct=%d vary_pct=%d dwell_ms=%d lead_ms=%d seed=%lu\n",
-	       o.label, o.mode, o.apps, o.warmup, o.first, o.rounds,
-	       o.anon_min, o.anon_max, o.file_min, o.file_max, o.chunk_pages,
-	       o.stable_pct, o.vary_pct, o.dwell_ms, o.lead_ms, o.seed);
-	printf("CSV,columns,switch,label,app,round,switch_us,touch_us,anon_pages,file_pages,bad,majflt,minflt,cpu_busy_ticks,cpu_ticks,cpu_busy_ticks_dwell,cpu_ticks_dwell,disk_rd_bytes,disk_rd_bytes_dwell,swap_rd_bytes,swap_rd_bytes_dwell,extra_anon,extra_file,left_anon,left_file,peer_anon_asked,peer_anon_hits,peer_file_asked,peer_file_hits,dwell_us,peer_anon_us,peer_file_us,settled_anon\n");
+	int m;
+
+	printf("CSV,params,modes=");
+	for (m = 0; m < NR_MODES; m++)
+		if (o.on[m])
+			printf("%s%s", mode_name[m], m < MODE_ASAP ? ":" : "");
+	printf(" apps=%d warmup=%d rounds=%d anon_mb=%d-%d file_mb=%d-%d chunk_pages=%d stable_pct=%d vary_pct=%d dwell_ms=%d lead_ms=%d seed=%lu order_seed=%lu\n",
+	       o.apps, o.warmup, o.rounds, o.anon_min, o.anon_max, o.file_min,
+	       o.file_max, o.chunk_pages, o.stable_pct, o.vary_pct, o.dwell_ms,
+	       o.lead_ms, o.seed, o.order_seed);
+	printf("CSV,columns,switch,label,app,round,pos,switch_us,touch_us,anon_pages,file_pages,"
+	       "majflt_anon,majflt_file,minflt,app_cpu_us,"
+	       "cpu_busy_ticks,cpu_ticks,cpu_busy_ticks_dwell,cpu_ticks_dwell,"
+	       "disk_rd_bytes,disk_rd_bytes_dwell,swap_rd_bytes,swap_rd_bytes_dwell,"
+	       "res0_anon,res0_file,needed_anon,needed_file,hits_anon,hits_file,"
+	       "wasted_anon,wasted_file,left_anon,left_file,"
+	       "pf_asked_anon,pf_asked_file,pf_wall_us,pf_cpu_us,obs_wall_us,obs_cpu_us,"
+	       "settled_anon,dwell_us\n");
 }
 
 /* --- command line ------------------------------------------------------------------ */
@@ -857,29 +1206,31 @@ static void print_header(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: switchbench --mode ideal|demand|peer|asap [options]\n"
-		"  --label NAME        name of the mode in the output (default: the mode)\n"
-		"  --apps N            apps switched round robin (8, at most %d)\n"
-		"  --warmup W          warm-up rounds before the measured ones (1)\n"
-		"  --first R           index of the first measured round (10); the\n"
-		"                      footprint of a round depends on its index only\n"
+		"usage: switchbench [options]\n"
+		"  --modes LIST        of ideal,demand,pc0,novma,daemon,oracle,asap (all)\n"
+		"  --apps N            apps per mode, switched round robin (4, at most %d)\n"
+		"  --warmup W          warm-up rounds, every mode (10: asap's profile_switches)\n"
 		"  --rounds M          measured rounds (5)\n"
-		"  --anon-mb MIN-MAX   anonymous region sizes, spread over the apps (8-16)\n"
-		"  --file-mb MIN-MAX   file sizes (4-8)\n"
+		"  --anon-mb MIN-MAX   anonymous region sizes, spread over the apps (4-8)\n"
+		"  --file-mb MIN-MAX   file sizes (2-4)\n"
 		"  --chunk-pages N     footprint granularity in pages (16)\n"
 		"  --stable-pct P      chunks used at every switch, %% of a region (60)\n"
 		"  --vary-pct P        chunks drawn anew at each switch, %% of a region (15)\n"
 		"  --dwell-ms MS       time in front after the touch (100)\n"
 		"  --lead-ms MS        delay between the switch event and the app (0)\n"
 		"  --seed S            footprint hash seed (1)\n"
+		"  --order-seed S      seed of the modes' shuffled order per round (1)\n"
 		"  --dir DIR           where the app files are made (/mnt/data)\n"
-		"  --cgroup DIR        cgroup2 mount with top-app/ and bg/ (/sys/fs/cgroup)\n"
+		"  --cgroup DIR        cgroup2 mount with top-app/, fg/ and bg/ (/sys/fs/cgroup)\n"
 		"  --disk DEV          block device of DIR, for bytes read (vdb)\n"
 		"  --swapdev DEV       swap block device (zram0)\n"
-		"  --asap-stats        print asap-prefetch.ko counters of the measured rounds\n"
-		"modes: ideal (no eviction), demand (evicted, demand paging), peer (evicted,\n"
-		"prefetch what the app touched at its previous switch), asap (evicted, the\n"
-		"module loaded by the caller does the prepaging).\n", MAX_APPS);
+		"  --asap-stats        print the asap apps' module counters and who it tracks\n"
+		"modes: ideal (no eviction), demand (evicted, demand paging), pc0 (demand,\n"
+		"vm.page-cluster 0), novma (demand, vma swap readahead off), daemon (a\n"
+		"userspace prefetcher: replays what was mapped at the end of the app's last\n"
+		"turn), oracle (prefetches the generator's chunks of the last turn: an upper\n"
+		"bound), asap (asap-prefetch.ko, loaded by the caller with fg_cgroup=/top-app).\n",
+		MAX_APPS);
 }
 
 static int range(const char *s, int *lo, int *hi)
@@ -905,46 +1256,48 @@ static int number(const char *s, int min, int max, int *v)
 	return 0;
 }
 
+static int parse_modes(char *s)
+{
+	char *tok, *save;
+	int m, any = 0;
+
+	memset(o.on, 0, sizeof(o.on));
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (m = 0; m < NR_MODES; m++)
+			if (!strcmp(tok, mode_name[m]))
+				break;
+		if (m == NR_MODES)
+			return 1;
+		o.on[m] = true;
+		any = 1;
+	}
+	return !any;
+}
+
 static void parse(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "mode", 1, 0, 'm' }, { "label", 1, 0, 'l' },
-		{ "apps", 1, 0, 'a' }, { "warmup", 1, 0, 'w' },
-		{ "first", 1, 0, 'f' }, { "rounds", 1, 0, 'r' },
+		{ "modes", 1, 0, 'm' }, { "apps", 1, 0, 'a' },
+		{ "warmup", 1, 0, 'w' }, { "rounds", 1, 0, 'r' },
 		{ "anon-mb", 1, 0, 'A' }, { "file-mb", 1, 0, 'F' },
 		{ "chunk-pages", 1, 0, 'c' }, { "stable-pct", 1, 0, 's' },
 		{ "vary-pct", 1, 0, 'v' }, { "dwell-ms", 1, 0, 'd' },
 		{ "lead-ms", 1, 0, 'L' }, { "seed", 1, 0, 'S' },
+		{ "order-seed", 1, 0, 'O' },
 		{ "dir", 1, 0, 'D' }, { "cgroup", 1, 0, 'g' },
 		{ "disk", 1, 0, 'k' }, { "swapdev", 1, 0, 'z' },
 		{ "asap-stats", 0, 0, 'T' }, { "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	int c, bad = 0, seed;
+	int c, m, bad = 0, seed;
 
+	for (m = 0; m < NR_MODES; m++)
+		o.on[m] = true;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "ideal"))
-				o.mode = MODE_IDEAL;
-			else if (!strcmp(optarg, "demand"))
-				o.mode = MODE_DEMAND;
-			else if (!strcmp(optarg, "peer"))
-				o.mode = MODE_PEER;
-			else if (!strcmp(optarg, "asap"))
-				o.mode = MODE_ASAP;
-			else
-				bad = 1;
-			if (!o.label)
-				o.label = optarg;
-			break;
-		case 'l':
-			bad |= !*optarg || strchr(optarg, ',') != NULL;
-			o.label = optarg;
-			break;
+		case 'm': bad |= parse_modes(optarg); break;
 		case 'a': bad |= number(optarg, 1, MAX_APPS, &o.apps); break;
 		case 'w': bad |= number(optarg, 0, 1000, &o.warmup); break;
-		case 'f': bad |= number(optarg, 0, 100000, &o.first); break;
 		case 'r': bad |= number(optarg, 1, 1000, &o.rounds); break;
 		case 'A': bad |= range(optarg, &o.anon_min, &o.anon_max); break;
 		case 'F': bad |= range(optarg, &o.file_min, &o.file_max); break;
@@ -954,6 +1307,7 @@ static void parse(int argc, char **argv)
 		case 'd': bad |= number(optarg, 0, 60000, &o.dwell_ms); break;
 		case 'L': bad |= number(optarg, 0, 60000, &o.lead_ms); break;
 		case 'S': bad |= number(optarg, 0, 1 << 30, &seed); o.seed = seed; break;
+		case 'O': bad |= number(optarg, 0, 1 << 30, &seed); o.order_seed = seed; break;
 		case 'D': o.dir = optarg; break;
 		case 'g': o.cgroup = optarg; break;
 		case 'k': bad |= !*optarg || strchr(optarg, '/') != NULL; o.disk = optarg; break;
@@ -967,62 +1321,95 @@ static void parse(int argc, char **argv)
 		fprintf(stderr, "switchbench: --stable-pct + --vary-pct must be <= 100\n");
 		bad = 1;
 	}
-	if (o.warmup > o.first) {
-		fprintf(stderr, "switchbench: --warmup must be <= --first\n");
-		bad = 1;
-	}
-	if (bad || optind != argc || !o.label) {
+	if (bad || optind != argc) {
 		usage(stderr);
 		exit(2);
 	}
 }
 
+/* The modes of @round in a shuffled order (Fisher-Yates, seeded per round). */
+static int round_order(int round, enum mode *order)
+{
+	uint64_t r = mix(o.order_seed * 0x9e3779b97f4a7c15ULL + (uint64_t)round + 1);
+	int n = 0, i, m;
+
+	for (m = 0; m < NR_MODES; m++)
+		if (o.on[m])
+			order[n++] = m;
+	for (i = n - 1; i > 0; i--) {
+		int j;
+		enum mode t;
+
+		r = mix(r + 0x632be59bd9b4e019ULL);
+		j = (int)(r % (uint64_t)(i + 1));
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[NR_KINDS];
+	enum mode order[NR_MODES];
 	long cnt = 0;
-	int round, i, k;
+	int round, i, k, m, n, p;
 
 	parse(argc, argv);
 	page_size = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	print_header();
-	start_apps();
-	for (i = 0; i < o.apps; i++)
-		cnt = apps[i].npages[K_ANON] > cnt ? apps[i].npages[K_ANON] : cnt;
-	peer.iov = calloc(nchunks(cnt) + 1, sizeof(*peer.iov));
-	if (!peer.iov)
+	/* The launcher is not an app: it stays in fg, where no trigger is. */
+	cg_move("fg", getpid());
+	start_home();
+	cg_move("top-app", home_pid);
+	for (m = 0; m < NR_MODES; m++)
+		for (i = 0; o.on[m] && i < o.apps; i++) {
+			start_app(&apps[m][i], m, i);
+			cnt = apps[m][i].npages[K_ANON] > cnt ?
+				apps[m][i].npages[K_ANON] : cnt;
+			cg_move("bg", apps[m][i].pid);
+			if (m != MODE_IDEAL)
+				evict(&apps[m][i]);
+		}
+	pf.iov = calloc(nchunks(cnt) + 1, sizeof(*pf.iov));
+	if (!pf.iov)
 		die("out of memory");
-	if (o.mode == MODE_PEER)
-		for (k = 0; k < NR_KINDS; k++)
-			if (pthread_create(&th[k], NULL, peer_thread, (void *)(long)k))
-				die("pthread_create failed");
-	/* The launcher is in front; every app starts in the background. */
-	cg_move("top-app", getpid());
-	for (i = 0; i < o.apps; i++) {
-		cg_move("bg", apps[i].pid);
-		if (o.mode != MODE_IDEAL)
-			evict(&apps[i]);
-	}
-	for (round = o.first - o.warmup; round < o.first + o.rounds; round++) {
-		bool measured = round >= o.first;
+	for (k = 0; k < NR_KINDS; k++)
+		if (pthread_create(&th[k], NULL, pf_thread, (void *)(long)k))
+			die("pthread_create failed");
+	for (round = 0; round < o.warmup + o.rounds; round++) {
+		bool measured = round >= o.warmup;
 
-		if (round == o.first && o.asap_stats)
+		n = round_order(round, order);
+		printf("CSV,order,%d,%d", round, measured);
+		for (p = 0; p < n; p++)
+			printf(",%s", mode_name[order[p]]);
+		printf("\n");
+		if (round == o.warmup && o.asap_stats && o.on[MODE_ASAP])
 			for (i = 0; i < o.apps; i++)
-				asap_read_stats(&apps[i], true);
-		for (i = 0; i < o.apps; i++)
-			do_switch(&apps[i], round, measured);
+				asap_read_stats(&apps[MODE_ASAP][i], true);
+		for (p = 0; p < n; p++) {
+			mode_set(order[p]);
+			for (i = 0; i < o.apps; i++)
+				do_switch(&apps[order[p]][i], round, p, measured);
+			mode_unset(order[p]);
+		}
 	}
-	if (o.asap_stats)
+	if (o.asap_stats && o.on[MODE_ASAP]) {
 		for (i = 0; i < o.apps; i++)
-			asap_read_stats(&apps[i], false);
-	if (o.mode == MODE_PEER) {
-		peer_kick(NULL, 0);
-		for (k = 0; k < NR_KINDS; k++)
-			pthread_join(th[k], NULL);
+			asap_read_stats(&apps[MODE_ASAP][i], false);
+		asap_tracked();
 	}
-	stop_apps();
-	cg_move("bg", getpid());
-	printf("CSV,done,%s\n", o.label);
+	pf_kick(NULL, 0);
+	for (k = 0; k < NR_KINDS; k++)
+		pthread_join(th[k], NULL);
+	for (m = 0; m < NR_MODES; m++)
+		for (i = 0; o.on[m] && i < o.apps; i++)
+			stop_app(&apps[m][i]);
+	kill(home_pid, SIGKILL);
+	waitpid(home_pid, NULL, 0);
+	printf("CSV,done\n");
 	return 0;
 }
