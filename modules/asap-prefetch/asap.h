@@ -184,6 +184,8 @@ struct asap_job {
  * @read_bytes: bytes the workers brought in
  * @cancelled: prepaging jobs cancelled before they finished
  * @file_unmapped: file faults on files the app does not map (ignored)
+ * @file_readahead_unused: logged file pages not mapped when the window
+ *	closed (readahead the app did not touch; not learned)
  * @prepage_start_us: the last switch: from its trigger to the first
  *	worker running (written by that worker)
  * @prepage_start_max_us: the largest @prepage_start_us
@@ -213,6 +215,7 @@ struct asap_app {
 	atomic64_t read_bytes;
 	u64 cancelled;
 	u64 file_unmapped;
+	u64 file_readahead_unused;
 	u64 prepage_start_us;
 	u64 prepage_start_max_us;
 	u64 mm_changes;

@@ -329,7 +329,12 @@ static bool asap_file_page_used(struct asap_file *af, pgoff_t index)
 	return used;
 }
 
-/* A logged folio of a file. @learn: new pages are learned. */
+/*
+ * A logged folio of a file: its pages the app maps now were faulted in.
+ * The tracepoint also logs the readahead around a fault and pages read
+ * with read(2): a page not mapped when the window closes is not learned
+ * (counted in file_readahead_unused). @learn: new pages are learned.
+ */
 static void asap_log_file(struct asap_app *app, struct asap_file *af,
 			  const struct asap_fault *f, u32 seq, bool learn)
 {
@@ -338,6 +343,10 @@ static void asap_log_file(struct asap_app *app, struct asap_file *af,
 	void *e;
 
 	for (idx = f->key; idx < f->key + f->nr; idx++) {
+		if (!asap_file_page_used(af, idx)) {
+			app->file_readahead_unused++;
+			continue;
+		}
 		atomic64_inc(&app->k[ASAP_FILE].faults);
 		e = xa_load(&af->pages, idx);
 		val = e ? xa_to_value(e) : 0;
@@ -346,6 +355,11 @@ static void asap_log_file(struct asap_app *app, struct asap_file *af,
 	}
 }
 
+/*
+ * A logged anonymous fault. ASAP_LOG_ANON_MINOR (the page was in the swap
+ * cache) is learned as the app's fault, part of the footprint, but it is
+ * not a miss: not counted in faults.
+ */
 static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 			  u32 seq)
 {
@@ -361,7 +375,7 @@ static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 	if (by_worker) {
 		atomic64_inc(&app->k[ASAP_ANON].prepaged);
 		atomic64_add(PAGE_SIZE, &app->read_bytes);
-	} else {
+	} else if (f->kind != ASAP_LOG_ANON_MINOR) {
 		atomic64_inc(&app->k[ASAP_ANON].faults);
 	}
 	asap_entry_apply(app, &app->anon, vpn, val, act, nv);
