@@ -19,7 +19,7 @@
 #                        -boot<b>.events), docs/asap-results.md and
 #                        docs/asap-bench.png
 #   make bench-asap-quick           2 apps, 3 warm-up + 2 measured rounds,
-#                        every mode, 1 boot; writes build/bench-asap/ only
+#                        every mode, 2 boots; writes build/bench-asap/ only
 #
 # Knobs: ASAP_BENCH_ARGS (more bench/switch/run-bench.py options, e.g.
 # "--apps 3 --rounds 3 --modes demand,daemon,asap --lead-ms 50"); VM_BUILD=0 uses
@@ -45,6 +45,6 @@ bench-asap:
 
 bench-asap-quick:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
-	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots 1 --apps 2 --rounds 2 \
+	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots 2 --apps 2 --rounds 2 \
 		--profile-switches 3 --profile-min 3 --out build/bench-asap \
 		--csv build/bench-asap/quick.csv $(ASAP_BENCH_ARGS)

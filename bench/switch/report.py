@@ -290,7 +290,7 @@ def markdown(runs, a, spath):
         if runs.boots[0].asapparams:
             L.append("asap-prefetch.ko: %s." % runs.boots[0].asapparams.replace(",", " "))
     L.append("Boots: %s; VM time of all boots (boot included): %s s." % (
-        "; ".join("boot %d (order seed in setup above: %s), %s s in switchbench" %
+        "; ".join("boot %d (order seed %s), %s s in switchbench" %
                   (b.boot, next((w[11:] for w in b.setup.split() if w.startswith("order_seed=")),
                                 "?"), fmt(b.runtime, 0))
                   for b in runs.boots), a.vm_seconds or "?"))
@@ -303,6 +303,11 @@ def markdown(runs, a, spath):
              "and app; median over rounds and apps; [interval] = 95% bootstrap over rounds. "
              "Overlapping intervals are not separable.")
     L.append("")
+    few = min(len(v) for v in runs.rounds.values()) if runs.rounds else 0
+    if few < 5:
+        L.append("**Only %d measured round(s) per boot: the intervals (and so the verdicts) "
+                 "below mean nothing; this run only shows that every mode works.**" % few)
+        L.append("")
     L.append("| mode | what | pooled | " + " | ".join("boot %d" % b for b in boots) +
              " | vs demand | vs daemon |")
     L.append("| --- | --- | --- |" + " --- |" * len(boots) + " --- | --- |")
