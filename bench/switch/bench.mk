@@ -18,6 +18,13 @@
 #                        bench/switch/results/<date>-<kver>.csv (+ -summary.csv,
 #                        -boot<b>.events), docs/asap-results.md and
 #                        docs/asap-bench.png
+#   make bench-asap-sqlite [BOOTS=2]  the second workload: real sqlite code
+#                        and databases (apps dlopen a per-mode copy of
+#                        libsqlite3 on the data disk and run range queries
+#                        over a database file read through mmap and an
+#                        in-memory table), every mode but oracle, 2 apps,
+#                        10 + 20 rounds; writes bench/switch/results/
+#                        <date>-<kver>-sqlite.csv and build/bench-asap-sqlite/
 #   make bench-asap-quick           2 apps, 3 warm-up + 2 measured rounds,
 #                        every mode, 2 boots; writes build/bench-asap/ only
 #
@@ -29,7 +36,7 @@
 ASAP_BENCH_ARGS ?=
 SWITCHBENCH_BIN := build/user/guest/switchbench
 
-.PHONY: bench-asap bench-asap-quick
+.PHONY: bench-asap bench-asap-quick bench-asap-sqlite
 
 $(SWITCHBENCH_BIN): bench/switch/switchbench.c
 	@mkdir -p $(@D)
@@ -48,3 +55,8 @@ bench-asap-quick:
 	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots 2 --apps 2 --rounds 2 \
 		--profile-switches 3 --profile-min 3 --out build/bench-asap \
 		--csv build/bench-asap/quick.csv $(ASAP_BENCH_ARGS)
+
+bench-asap-sqlite:
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
+	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots $(BOOTS) --workload sqlite \
+		--apps 2 $(ASAP_BENCH_ARGS)

@@ -192,9 +192,25 @@ class Runs:
             for key in ("majflt", "needed", "hits", "wasted", "pages", "pf_asked"):
                 col = "%s_pages" % k if key == "pages" else "%s_%s" % (key, k)
                 c["%s_%s" % (key, k)] = sum(s[col] for s in rows)
+        # sqlite apps count major faults for the whole turn (majflt_file -1):
+        # hits, precision and recall only for both kinds together ("all")
+        c["per_kind"] = all(s["majflt_file"] >= 0 for s in rows)
+        if not c["per_kind"]:
+            c["majflt_all"] = sum(s["majflt_anon"] for s in rows)
+            c["majflt_anon"] = c["majflt_file"] = None
+            c["hits_anon"] = c["hits_file"] = None
+        else:
+            c["majflt_all"] = c["majflt_anon"] + c["majflt_file"]
+        for k in ("anon", "file"):
             h, w, nd = c["hits_" + k], c["wasted_" + k], c["needed_" + k]
-            c["precision_" + k] = pct(h, h + w)
-            c["recall_" + k] = pct(h, nd)
+            c["precision_" + k] = pct(h, h + w) if h is not None else None
+            c["recall_" + k] = pct(h, nd) if h is not None else None
+        nd = c["needed_anon"] + c["needed_file"]
+        h = max(0, nd - c["majflt_all"]) if c["per_kind"] is False else \
+            c["hits_anon"] + c["hits_file"]
+        w = c["wasted_anon"] + c["wasted_file"]
+        c["precision_all"] = pct(h, h + w)
+        c["recall_all"] = pct(h, nd)
         c["left_max"] = max(s["left_anon"] + s["left_file"] for s in rows)
         return c
 
@@ -280,7 +296,8 @@ def markdown(runs, a, spath):
     cnt = {m: runs.counters(m) for m in modes}
     daemon = ivs.get("daemon")
 
-    L.append("# ASAP switch benchmark: results")
+    wl = "sqlite" if runs.boots and "workload=sqlite" in runs.boots[0].params else "synthetic"
+    L.append("# ASAP switch benchmark: results (%s workload)" % wl)
     L.append("")
     L.append("Made by `%s` (`make bench-asap`), kernel %s, %d boot(s)." %
              (a.cmd, a.kver, len(runs.boots)))
@@ -360,22 +377,26 @@ def markdown(runs, a, spath):
     L.append("")
     L.append("| mode | switch ms (median) | CPU busy ms | app CPU ms | prefetcher CPU ms | "
              "zram read MB | ext4 read MB | major faults anon/file | needed anon/file | "
-             "wasted anon/file | precision anon/file | recall anon/file |")
-    L.append("| --- |" + " --- |" * 11)
+             "wasted anon/file | precision anon/file | recall anon/file | "
+             "precision / recall, both kinds |")
+    L.append("| --- |" + " --- |" * 12)
     for m in modes:
         c = cnt[m]
         n = float(c["n"])
+        per = (lambda v: fmt(v / n, 0)) if c["per_kind"] else (lambda v: "-")
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s / %s "
-                 "| %s / %s |" % (
+                 "| %s / %s | %s / %s |" % (
                      label(m), fmt(c["switch_ms"], 1), fmt(c["cpu_busy_ms"], 0),
                      fmt(c["app_cpu_ms"], 0),
                      asap_pf if m == "asap" else fmt(c["pf_cpu_ms"], 1),
                      fmt(c["zram_mb"], 2), fmt(c["disk_mb"], 2),
-                     fmt(c["majflt_anon"] / n, 0), fmt(c["majflt_file"] / n, 0),
+                     per(c["majflt_anon"]) if c["per_kind"] else
+                     "%s (all)" % fmt(c["majflt_all"] / n, 0), per(c["majflt_file"]),
                      fmt(c["needed_anon"] / n, 0), fmt(c["needed_file"] / n, 0),
                      fmt(c["wasted_anon"] / n, 0), fmt(c["wasted_file"] / n, 0),
                      fmt(c["precision_anon"], 1, "%"), fmt(c["precision_file"], 1, "%"),
-                     fmt(c["recall_anon"], 1, "%"), fmt(c["recall_file"], 1, "%")))
+                     fmt(c["recall_anon"], 1, "%"), fmt(c["recall_file"], 1, "%"),
+                     fmt(c["precision_all"], 1, "%"), fmt(c["recall_all"], 1, "%")))
     L.append("")
     L.append("Every mode is counted the same way, from the kernel: residency of the app's "
              "regions (mincore) just before the switch event and after its turn, its major "
@@ -460,7 +481,13 @@ def chart(runs, png, kver):
                 f.write('"%s" %s\n' % (label(m), " ".join(
                     fmt(c.get(k), 1).replace("-", "NaN")
                     for k in ("precision_anon", "recall_anon", "precision_file",
-                              "recall_file"))))
+                              "recall_file", "precision_all", "recall_all"))))
+        per_kind = all(runs.counters(m).get("per_kind") for m in runs.modes)
+        prplot = ("'%s' using 2:xtic(1) title 'anon precision', '' using 3 title 'anon recall', "
+                  "'' using 4 title 'file precision', '' using 5 title 'file recall'" % prd
+                  if per_kind else
+                  "'%s' using 6:xtic(1) title 'precision (both kinds)', "
+                  "'' using 7 title 'recall (both kinds)'" % prd)
         bplots = "".join(", '%s' index %d using 1:2:3:4 with yerrorbars pt 7 ps 0.8 "
                          "title 'boot %d'" % (bdat, j, b) for j, b in enumerate(boots))
         return gnuplot("""
@@ -498,11 +525,10 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set key top center horizontal font ',9'
 set xtics rotate by -30
-plot '%s' using 2:xtic(1) title 'anon precision', '' using 3 title 'anon recall', \\
-     '' using 4 title 'file precision', '' using 5 title 'file recall'
+plot %s
 unset multiplot
 """ % (png, kver, len(boots), len(modes) - 0.4, len(modes) - 0.4, len(modes) - 0.4, dat,
-       bplots, prd))
+       bplots, prplot))
 
 
 def main():

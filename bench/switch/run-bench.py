@@ -5,7 +5,7 @@
 (bench/switch/report.py), the boots merged.
 
 USAGE
-    bench/switch/run-bench.py --kver KVER [--boots 2]
+    bench/switch/run-bench.py --kver KVER [--boots 2] [--workload synthetic|sqlite]
         [--modes ideal,demand,pc0,novma,daemon,oracle,asap]
         [--apps 4] [--rounds 20] [--profile-switches 10] [--profile-min 8]
         [--anon-mb 4-8] [--file-mb 2-4] [--dwell-ms 100] [--lead-ms 0]
@@ -75,6 +75,10 @@ def main():
     ap.add_argument("--kver", required=True, help="guest kernel, e.g. 6.12.117+deb12-amd64")
     ap.add_argument("--modes", type=modes, default=",".join(MODES))
     ap.add_argument("--boots", type=int, default=2, help="VM boots, results merged")
+    ap.add_argument("--workload", choices=["synthetic", "sqlite"], default="synthetic",
+                    help="sqlite: apps dlopen libsqlite3 (a copy per mode on the data disk) "
+                    "and query a --file-mb database and an --anon-mb in-memory table; no "
+                    "oracle; default --out build/bench-asap-sqlite")
     ap.add_argument("--apps", type=int, default=4, help="apps per mode, switched round robin")
     ap.add_argument("--rounds", type=int, default=20, help="measured rounds")
     ap.add_argument("--profile-switches", type=int, default=10,
@@ -86,8 +90,9 @@ def main():
     ap.add_argument("--dwell-ms", type=int, default=100)
     ap.add_argument("--lead-ms", type=int, default=0,
                     help="delay from the switch event to the app running")
-    ap.add_argument("--out", default=os.path.join(TOP, "docs"),
-                    help="where asap-results.md and asap-bench.png go")
+    ap.add_argument("--out", default=None,
+                    help="where asap-results.md and asap-bench.png go (default docs/, for "
+                    "--workload sqlite build/bench-asap-sqlite/)")
     ap.add_argument("--csv", default=None, help="default bench/switch/results/DATE-KVER.csv")
     a = ap.parse_args()
     if not 1 <= a.apps <= 32 or a.rounds < 1 or a.profile_switches < 1 or a.boots < 1 or \
@@ -98,14 +103,18 @@ def main():
         sys.exit("bench-asap: build/user/guest/switchbench missing: run 'make bench-asap' "
                  "(or 'make vm-guest')")
 
-    cmd = ("bench/switch/run-bench.py --kver %s --boots %d --modes %s --apps %d --rounds %d "
+    if a.out is None:
+        a.out = os.path.join(TOP, "docs") if a.workload == "synthetic" else \
+            os.path.join(TOP, "build", "bench-asap-sqlite")
+    cmd = ("bench/switch/run-bench.py --kver %s --workload %s --boots %d --modes %s "
+           "--apps %d --rounds %d "
            "--profile-switches %d --profile-min %d --anon-mb %s --file-mb %s "
            "--dwell-ms %d --lead-ms %d" %
-           (a.kver, a.boots, a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
-            a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms))
+           (a.kver, a.workload, a.boots, a.modes, a.apps, a.rounds, a.profile_switches,
+            a.profile_min, a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms))
     print("bench-asap: %s" % cmd, flush=True)
-    csv_path = a.csv or os.path.join(HERE, "results", "%s-%s.csv" %
-                                     (time.strftime("%Y%m%d"), a.kver))
+    csv_path = a.csv or os.path.join(HERE, "results", "%s-%s%s.csv" % (
+        time.strftime("%Y%m%d"), a.kver, "" if a.workload == "synthetic" else "-sqlite"))
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     base_append = os.environ.get("MOBIO_VM_APPEND", "")
 
@@ -122,9 +131,10 @@ def main():
         append = ("switchbench.modes=%s switchbench.apps=%d switchbench.rounds=%d "
                   "switchbench.profile_switches=%d switchbench.profile_min=%d "
                   "switchbench.anon_mb=%s switchbench.file_mb=%s switchbench.dwell_ms=%d "
-                  "switchbench.lead_ms=%d switchbench.order_seed=%d switchbench.boot=%d" %
+                  "switchbench.lead_ms=%d switchbench.order_seed=%d switchbench.boot=%d "
+                  "switchbench.workload=%s" %
                   (a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
-                   a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms, boot, boot))
+                   a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms, boot, boot, a.workload))
         os.environ["MOBIO_VM_APPEND"] = (base_append + " " + append).strip()
         print("bench-asap: boot %d of %d, order seed %d" % (boot, a.boots, boot), flush=True)
         t0 = time.time()

@@ -23,7 +23,7 @@
 # them into the CSV, the table and the chart). Parameters come from the
 # kernel command line (switchbench.<key>=<value>, see run-bench.py).
 # vm-kmod: zram ext4
-# vm-bin: /sbin/mkfs.ext4
+# vm-bin: /sbin/mkfs.ext4 /usr/bin/sqlite3
 # vm-mem: 384
 # vm-disk: data 256M
 # vm-timeout: 1500
@@ -45,6 +45,7 @@ DWELL_MS=$(opt dwell_ms 100)
 LEAD_MS=$(opt lead_ms 0)
 ORDER_SEED=$(opt order_seed 1)
 BOOT=$(opt boot 1)
+WORKLOAD=$(opt workload synthetic)
 KO=/mobio/asap-prefetch.ko
 MNT=/mnt/data
 CG=/sys/fs/cgroup
@@ -75,13 +76,19 @@ note "CSV,setup,kernel=$(uname -r) mem_mb=$(awk '/MemTotal/ { print int($2 / 102
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 SBARGS=
+# sqlite: the apps dlopen a per-mode copy of the library run.py shipped with
+# sqlite3 (vm-bin above) and query databases on the data disk
+if [ "$WORKLOAD" = sqlite ]; then
+	SBARGS="--sqlite-lib /lib/x86_64-linux-gnu/libsqlite3.so.0"
+	MODES=$(echo ",$MODES," | sed 's/,oracle,/,/; s/^,//; s/,$//')
+fi
 case ",$MODES," in
 *,asap,*)
 	if insmod $KO window_ms=0 fg_cgroup=/top-app \
 		profile_switches="$PROFILE_SWITCHES" profile_min="$PROFILE_MIN"; then
 		P=/sys/module/asap_prefetch/parameters
 		note "CSV,asapparams,workers=$(cat $P/workers) profile_switches=$PROFILE_SWITCHES profile_min=$PROFILE_MIN file_merge_pages=$(cat $P/file_merge_pages) anon_timeout=$(cat $P/anon_timeout)"
-		SBARGS=--asap-stats
+		SBARGS="$SBARGS --asap-stats"
 	else
 		fail insmod_asap "expected asap-prefetch.ko to load"
 		MODES=$(echo ",$MODES," | sed 's/,asap,/,/; s/^,//; s/,$//')
@@ -90,7 +97,7 @@ case ",$MODES," in
 esac
 
 t0=$(now_s)
-note "switchbench: modes $MODES, $APPS apps each, $WARMUP warm-up + $ROUNDS measured rounds, order seed $ORDER_SEED"
+note "switchbench: $WORKLOAD workload, modes $MODES, $APPS apps each, $WARMUP warm-up + $ROUNDS measured rounds, order seed $ORDER_SEED"
 switchbench --modes "$MODES" --apps "$APPS" --warmup "$WARMUP" --rounds "$ROUNDS" \
 	--anon-mb "$ANON_MB" --file-mb "$FILE_MB" --dwell-ms "$DWELL_MS" \
 	--lead-ms "$LEAD_MS" --order-seed "$ORDER_SEED" --dir $MNT --cgroup $CG \
@@ -122,7 +129,7 @@ if [ $rc -eq 0 ] && grep -q "^CSV,done" /tmp/sb.out; then
 else
 	fail switchbench_ran "expected switchbench to finish, saw exit $rc: $(tail -n 3 /tmp/sb.err | tr '\n' ' ')"
 fi
-if [ -n "$SBARGS" ]; then
+if [ -n "$(echo "$SBARGS" | grep asap-stats)" ]; then
 	tr=$(sed -n 's/^CSV,asaptracked,//p' /tmp/sb.out)
 	case "$tr" in
 	*other=0*) pass asap_tracks_only_asap_apps ;;

@@ -52,6 +52,7 @@
  * Exit: 0 done, 1 a failure (message on stderr), 2 bad usage.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -134,6 +135,7 @@ struct obs {
 
 struct app {
 	enum mode mode;
+	int lib_fd;				/* sqlite: the mode's library copy */
 	int idx;
 	pid_t pid;
 	int pidfd;
@@ -157,6 +159,7 @@ struct opts {
 	int dwell_ms, lead_ms;
 	unsigned long seed, order_seed;
 	const char *dir, *cgroup, *disk, *swapdev;
+	const char *sqlite_lib;			/* set: the sqlite workload */
 	bool asap_stats;
 };
 
@@ -529,6 +532,333 @@ static void app_main(int idx, const char *label, int cmd_fd, int ack_fd,
 	exit(0);
 }
 
+/* --- the sqlite workload: a real library's code and a real database --------- */
+
+/*
+ * With --sqlite-lib, app i is a program linked (dlopen) with its mode's copy
+ * of libsqlite3 on the data disk (DIR/<mode>-libsqlite3.so: the library's code
+ * pages are file pages there, one copy per mode), running queries over its
+ * database DIR/<mode>-app<i>.db (about --file-mb, read through mmap_size, so
+ * its pages are file-mapped) and over an in-memory table of about --anon-mb
+ * (sqlite's page cache: anonymous heap). A turn = one request over the pipe:
+ * two range sums, a stable 60% of the rows and a 15% window drawn per round,
+ * in each table, timed until the reply.
+ *
+ * The counters are the app's own, over its VMAs (/proc/self/maps: anonymous
+ * ones, and file ones under DIR): mincore at the switch and after the turn as
+ * for the synthetic apps; which pages it touched is not known from a
+ * generator, so "touched" = mapped after the turn and not at the switch
+ * (pagemap), which also counts pages a prefetcher mapped (asap's workers map
+ * what they prepage) and the kernel's file fault-around. Major faults come
+ * from getrusage for the whole turn, not per kind: majflt_anon holds the
+ * total and majflt_file is -1 (report.py then gives precision and recall for
+ * both kinds together).
+ */
+struct sqlite3;
+struct sqlite3_stmt;
+static struct {
+	int (*open_v2)(const char *, struct sqlite3 **, int, const char *);
+	int (*exec)(struct sqlite3 *, const char *, void *, void *, char **);
+	int (*prepare_v2)(struct sqlite3 *, const char *, int, struct sqlite3_stmt **,
+			  const char **);
+	int (*bind_int64)(struct sqlite3_stmt *, int, long long);
+	int (*step)(struct sqlite3_stmt *);
+	long long (*column_int64)(struct sqlite3_stmt *, int);
+	int (*reset)(struct sqlite3_stmt *);
+	const char *(*errmsg)(struct sqlite3 *);
+} sq;
+
+#define SQLITE_ROW	100
+#define SQLITE_OPEN_RW_CREATE	0x00000006
+#define SQL_ROW_BYTES	1000
+
+struct vma {
+	unsigned long start, end;
+	bool file;
+	unsigned char *res0, *pres0;		/* at the switch: mincore, pagemap */
+};
+
+struct sqlself {
+	int idx;
+	struct sqlite3 *db;
+	struct sqlite3_stmt *sum[2];		/* main.t, h.t */
+	long rows[2];
+	struct vma *v;
+	int nv;
+	long majflt;
+};
+
+static void sql_check(struct sqlself *s, int rc, const char *what)
+{
+	if (rc)
+		die("app %d: sqlite %s: %s", s->idx, what, sq.errmsg(s->db));
+}
+
+static void sql_exec(struct sqlself *s, const char *q)
+{
+	char *err = NULL;
+
+	if (sq.exec(s->db, q, NULL, NULL, &err))
+		die("app %d: sqlite: %s: %s", s->idx, q, err ? err : "?");
+}
+
+static void sql_load(struct sqlself *s, const char *lib)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		die("app %d: dlopen %s: %s", s->idx, lib, dlerror());
+#define SQ(f, n) do { *(void **)&sq.f = dlsym(h, "sqlite3_" n); \
+	if (!sq.f) die("%s: no sqlite3_%s", lib, n); } while (0)
+	SQ(open_v2, "open_v2"); SQ(exec, "exec"); SQ(prepare_v2, "prepare_v2");
+	SQ(bind_int64, "bind_int64"); SQ(step, "step");
+	SQ(column_int64, "column_int64"); SQ(reset, "reset"); SQ(errmsg, "errmsg");
+#undef SQ
+}
+
+/* The app's VMAs that count: anonymous ones and file ones under --dir. */
+static void sql_vmas(struct sqlself *s)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int i;
+
+	for (i = 0; i < s->nv; i++) {
+		free(s->v[i].res0);
+		free(s->v[i].pres0);
+	}
+	s->nv = 0;
+	if (!f)
+		die("app %d: /proc/self/maps: %s", s->idx, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end, ino;
+		char perms[8], file[400] = "";
+
+		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu %399s", &start, &end,
+			   perms, &ino, file) < 4 || perms[0] != 'r')
+			continue;
+		if (ino ? strncmp(file, o.dir, strlen(o.dir)) : file[0] == '[' &&
+		    strcmp(file, "[heap]"))
+			continue;
+		s->v = xrealloc(s->v, (s->nv + 1) * sizeof(*s->v));
+		s->v[s->nv++] = (struct vma){ start, end, ino != 0, NULL, NULL };
+	}
+	fclose(f);
+}
+
+/* mincore and pagemap "present" of @v into @res and @pres (one byte a page). */
+static bool sql_resident(struct vma *v, unsigned char *res, unsigned char *pres)
+{
+	long n = (v->end - v->start) / page_size, pg;
+	uint64_t *pm = malloc(n * sizeof(*pm));
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	bool ok;
+
+	if (!pm || fd < 0)
+		die("pagemap: %s", strerror(errno));
+	ok = !mincore((void *)v->start, n * page_size, res) &&
+		pread(fd, pm, n * sizeof(*pm), v->start / page_size * sizeof(*pm)) ==
+		(ssize_t)(n * sizeof(*pm));
+	for (pg = 0; ok && pg < n; pg++)
+		pres[pg] = !!(pm[pg] & PM_PRESENT);
+	close(fd);
+	free(pm);
+	return ok;
+}
+
+static void sql_snap(struct sqlself *s)
+{
+	int i;
+
+	sql_vmas(s);
+	for (i = 0; i < s->nv; i++) {
+		long n = (s->v[i].end - s->v[i].start) / page_size;
+
+		s->v[i].res0 = malloc(n);
+		s->v[i].pres0 = malloc(n);
+		if (!s->v[i].res0 || !s->v[i].pres0)
+			die("out of memory");
+		if (!sql_resident(&s->v[i], s->v[i].res0, s->v[i].pres0))
+			memset(s->v[i].res0, 1, n);	/* gone: counts as nothing */
+	}
+}
+
+static void sql_stat(struct sqlself *s, struct reply *r)
+{
+	int i;
+
+	for (i = 0; i < s->nv; i++) {
+		struct vma *v = &s->v[i];
+		long n = (v->end - v->start) / page_size, pg;
+		unsigned char *res = malloc(n), *pres = malloc(n);
+		int k = v->file ? K_FILE : K_ANON;
+
+		if (!res || !pres)
+			die("out of memory");
+		if (sql_resident(v, res, pres)) {
+			for (pg = 0; pg < n; pg++) {
+				bool was = v->res0[pg] & 1, now = res[pg] & 1;
+				bool touched = pres[pg] && !v->pres0[pg];
+
+				r->res0[k] += was;
+				r->resident[k] += now;
+				r->pages[k] += touched;
+				if (touched && !was)
+					r->needed[k]++;
+				if (now && !was && !touched)
+					r->wasted[k]++;
+			}
+		}
+		free(res);
+		free(pres);
+	}
+	r->majflt[K_ANON] = s->majflt;
+	r->majflt[K_FILE] = -1;
+}
+
+static long sql_left(struct sqlself *s, int kind)
+{
+	long total = 0;
+	int i;
+
+	sql_vmas(s);
+	for (i = 0; i < s->nv; i++) {
+		long n = (s->v[i].end - s->v[i].start) / page_size, pg;
+		unsigned char *res = malloc(n), *pres = malloc(n);
+
+		if (s->v[i].file == (kind == K_FILE) && res && pres &&
+		    sql_resident(&s->v[i], res, pres))
+			for (pg = 0; pg < n; pg++)
+				total += res[pg] & 1;
+		free(res);
+		free(pres);
+	}
+	return total;
+}
+
+/* A range of rows of table @t: its length @pct percent, from @from percent. */
+static long long sql_sum(struct sqlself *s, int t, long from_pct, long pct)
+{
+	long lo = s->rows[t] * from_pct / 100, hi = lo + s->rows[t] * pct / 100;
+	long long v = 0;
+
+	sq.bind_int64(s->sum[t], 1, lo);
+	sq.bind_int64(s->sum[t], 2, hi);
+	while (sq.step(s->sum[t]) == SQLITE_ROW)
+		v += sq.column_int64(s->sum[t], 0);
+	sq.reset(s->sum[t]);
+	return v;
+}
+
+static void sql_turn(struct sqlself *s, int round, struct reply *r)
+{
+	int t;
+
+	for (t = 0; t < 2; t++) {
+		/* the stable part, then a window drawn from the other 40% */
+		long w = hash5(s->idx, t, 0, round) % (100 - o.stable_pct - o.vary_pct + 1);
+
+		if (sql_sum(s, t, 0, o.stable_pct) <= 0 ||
+		    sql_sum(s, t, o.stable_pct + w, o.vary_pct) <= 0)
+			r->bad++;
+	}
+}
+
+static void app_sql_main(int idx, const char *label, int cmd_fd, int ack_fd,
+			 const char *path, const char *lib, long anon_mb, long file_mb)
+{
+	struct sqlself s = { .idx = idx };
+	char name[16], q[512];
+	struct stat st;
+	struct reply r;
+	struct cmd c;
+	bool fresh;
+	int t;
+
+	snprintf(name, sizeof(name), "%.8s%d", label, idx);
+	prctl(PR_SET_NAME, name);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sql_load(&s, lib);
+	s.rows[0] = file_mb * (1 << 20) / (SQL_ROW_BYTES + 100);
+	s.rows[1] = anon_mb * (1 << 20) / (SQL_ROW_BYTES + 100);
+	fresh = stat(path, &st) != 0;
+
+	sql_check(&s, sq.open_v2(path, &s.db, SQLITE_OPEN_RW_CREATE, NULL), "open");
+	if (fresh) {
+		snprintf(q, sizeof(q), "CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB); "
+			 "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c "
+			 "WHERE x < %ld) INSERT INTO t SELECT x, randomblob(%d) FROM c;",
+			 s.rows[0] - 1, SQL_ROW_BYTES);
+		sql_exec(&s, q);
+	}
+	snprintf(q, sizeof(q), "PRAGMA mmap_size = %ld; PRAGMA cache_size = -1024; "
+		 "ATTACH ':memory:' AS h; PRAGMA h.cache_size = -%ld; "
+		 "CREATE TABLE h.t(k INTEGER PRIMARY KEY, v BLOB); "
+		 "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c "
+		 "WHERE x < %ld) INSERT INTO h.t SELECT x, randomblob(%d) FROM c;",
+		 (file_mb + 16) << 20, anon_mb * 2048, s.rows[1] - 1, SQL_ROW_BYTES);
+	sql_exec(&s, q);
+	for (t = 0; t < 2; t++)
+		sql_check(&s, sq.prepare_v2(s.db, t ? "SELECT sum(length(v)) FROM h.t "
+					    "WHERE k BETWEEN ?1 AND ?2" :
+					    "SELECT sum(length(v)) FROM main.t "
+					    "WHERE k BETWEEN ?1 AND ?2", -1, &s.sum[t], NULL),
+			  "prepare");
+	sql_sum(&s, 0, 0, 100);			/* map the whole database once */
+
+	memset(&r, 0, sizeof(r));
+	r.pid = getpid();
+	if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
+		exit(1);
+	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c)) {
+		struct rusage u0, u1;
+		long long t0;
+		int i;
+
+		memset(&r, 0, sizeof(r));
+		r.pid = getpid();
+		switch (c.op) {
+		case OP_SNAP:
+			sql_snap(&s);
+			break;
+		case OP_TOUCH:
+			getrusage(RUSAGE_THREAD, &u0);
+			t0 = now_ns();
+			sql_turn(&s, c.round, &r);
+			r.touch_ns = now_ns() - t0;
+			getrusage(RUSAGE_THREAD, &u1);
+			r.minflt = u1.ru_minflt - u0.ru_minflt;
+			s.majflt = u1.ru_majflt - u0.ru_majflt;
+			r.cpu_us = (u1.ru_utime.tv_sec - u0.ru_utime.tv_sec +
+				    u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) * 1000000LL +
+				   u1.ru_utime.tv_usec - u0.ru_utime.tv_usec +
+				   u1.ru_stime.tv_usec - u0.ru_stime.tv_usec;
+			break;
+		case OP_STAT:
+			sql_stat(&s, &r);
+			break;
+		case OP_LEFT:
+			r.resident[K_ANON] = sql_left(&s, K_ANON);
+			r.resident[K_FILE] = sql_left(&s, K_FILE);
+			break;
+		case OP_SETTLE:
+			sql_vmas(&s);
+			for (i = 0; i < s.nv; i++)
+				if (!s.v[i].file)
+					r.settled += app_settle(idx, (unsigned char *)s.v[i].start,
+								(s.v[i].end - s.v[i].start) / page_size);
+			break;
+		case OP_QUIT:
+			exit(0);
+		default:
+			break;
+		}
+		if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
+			exit(1);
+	}
+	exit(0);
+}
+
 /* --- the launcher: talking to apps ------------------------------------------- */
 
 static void app_call(struct app *a, int op, int round, struct reply *r)
@@ -556,18 +886,42 @@ static int spread(int lo, int hi, int i)
 	return n > 1 ? lo + (hi - lo) * ((i * step) % n) / (n - 1) : lo;
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	char buf[65536];
+	ssize_t n;
+
+	if (in < 0 || out < 0)
+		die("copy %s to %s: %s", from, to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			die("%s: write: %s", to, strerror(errno));
+	if (n < 0 || fsync(out) || close(out))
+		die("copy %s to %s: %s", from, to, strerror(errno));
+	close(in);
+}
+
 static void start_app(struct app *a, enum mode m, int i)
 {
 	long anon = (long)spread(o.anon_min, o.anon_max, i) << 20;
 	long file = (long)spread(o.file_min, o.file_max, (i + 1) % o.apps) << 20;
 	int to_app[2], to_us[2], k;
 	struct reply r;
+	char lib[300];
 
 	a->mode = m;
 	a->idx = i;
 	a->last_round = -1;
-	snprintf(a->path, sizeof(a->path), "%s/%s-app%d.dat", o.dir, mode_name[m], i);
-	make_file(i, a->path, file / page_size);
+	snprintf(lib, sizeof(lib), "%s/%s-libsqlite3.so", o.dir, mode_name[m]);
+	if (o.sqlite_lib) {
+		snprintf(a->path, sizeof(a->path), "%s/%s-app%d.db", o.dir, mode_name[m], i);
+		if (i == 0)
+			copy_file(o.sqlite_lib, lib);
+	} else {
+		snprintf(a->path, sizeof(a->path), "%s/%s-app%d.dat", o.dir, mode_name[m], i);
+		make_file(i, a->path, file / page_size);
+	}
 	if (pipe(to_app) || pipe(to_us))
 		die("pipe: %s", strerror(errno));
 	fflush(stdout);
@@ -577,6 +931,9 @@ static void start_app(struct app *a, enum mode m, int i)
 	if (a->pid == 0) {
 		close(to_app[1]);
 		close(to_us[0]);
+		if (o.sqlite_lib)
+			app_sql_main(i, mode_name[m], to_app[0], to_us[1], a->path, lib,
+				     anon >> 20, file >> 20);
 		app_main(i, mode_name[m], to_app[0], to_us[1], a->path,
 			 anon / page_size, file / page_size);
 	}
@@ -592,7 +949,8 @@ static void start_app(struct app *a, enum mode m, int i)
 	}
 	a->pidfd = pidfd_open(a->pid, 0);
 	a->file_fd = open(a->path, O_RDONLY);
-	if (a->pidfd < 0 || a->file_fd < 0)
+	a->lib_fd = o.sqlite_lib ? open(lib, O_RDONLY) : -1;
+	if (a->pidfd < 0 || a->file_fd < 0 || (o.sqlite_lib && a->lib_fd < 0))
 		die("app %d: pidfd_open/open: %s", i, strerror(errno));
 	printf("CSV,app,%s,%d,%d,%ld,%ld\n", mode_name[m], i, a->pid,
 	       a->npages[K_ANON], a->npages[K_FILE]);
@@ -610,6 +968,8 @@ static void stop_app(struct app *a)
 	close(a->ack_fd);
 	close(a->pidfd);
 	close(a->file_fd);
+	if (a->lib_fd >= 0)
+		close(a->lib_fd);
 	for (f = 0; f < a->obs.nfiles; f++) {
 		close(a->obs.fd[f]);
 		free(a->obs.path[f]);
@@ -712,10 +1072,51 @@ static void madvise_ranges(struct app *a, struct iovec *iov, int n, int advice)
 	}
 }
 
+/* sqlite apps: page out every anonymous VMA and every file VMA under --dir. */
+static void evict_vmas(struct app *a)
+{
+	struct iovec *iov = NULL;
+	char path[64], line[512];
+	int n = 0, err;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", a->pid);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end, ino;
+		char perms[8], file[400] = "";
+
+		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu %399s", &start, &end,
+			   perms, &ino, file) < 4 || perms[0] != 'r')
+			continue;
+		if (ino ? strncmp(file, o.dir, strlen(o.dir)) : file[0] == '[' &&
+		    strcmp(file, "[heap]"))
+			continue;
+		iov = xrealloc(iov, (n + 1) * sizeof(*iov));
+		iov[n].iov_base = (void *)start;
+		iov[n++].iov_len = end - start;
+	}
+	fclose(f);
+	madvise_ranges(a, iov, n, MADV_PAGEOUT);
+	free(iov);
+	err = posix_fadvise(a->file_fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (!err)
+		err = posix_fadvise(a->lib_fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (err)
+		die("app %d: fadvise(DONTNEED): %s", a->idx, strerror(err));
+}
+
 static void evict(struct app *a)
 {
 	struct iovec iov[NR_KINDS];
 	int k, err;
+
+	if (o.sqlite_lib) {
+		evict_vmas(a);
+		return;
+	}
 
 	for (k = 0; k < NR_KINDS; k++) {
 		iov[k].iov_base = (void *)a->base[k];
@@ -812,9 +1213,10 @@ static void daemon_observe(struct app *a)
 		long n, pg;
 		int f = -1;
 
+		/* [heap] and [stack] are the app's too; [vdso], [vvar]... not */
 		if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %lu %399s", &start,
 			   &end, perms, &off, &ino, file) < 5 || perms[0] != 'r' ||
-		    file[0] == '[')
+		    !strncmp(file, "[v", 2))
 			continue;
 		if (ino && file[0] == '/')
 			f = obs_fd(ob, file);
@@ -1140,6 +1542,12 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 		cg_move("top-app", home_pid);
 	a->last_round = round;
 	app_call(a, OP_STAT, 0, &st);
+	if (o.sqlite_lib) {
+		for (k = 0; k < NR_KINDS; k++) {
+			t.pages[k] = st.pages[k];
+			t.majflt[k] = st.majflt[k];
+		}
+	}
 	if (a->mode == MODE_DAEMON) {
 		long long t0 = now_ns(), c0 = thread_cpu_ns();
 
@@ -1187,7 +1595,8 @@ static void print_header(void)
 	for (m = 0; m < NR_MODES; m++)
 		if (o.on[m])
 			printf("%s%s", mode_name[m], m < MODE_ASAP ? ":" : "");
-	printf(" apps=%d warmup=%d rounds=%d anon_mb=%d-%d file_mb=%d-%d chunk_pages=%d stable_pct=%d vary_pct=%d dwell_ms=%d lead_ms=%d seed=%lu order_seed=%lu\n",
+	printf(" workload=%s apps=%d warmup=%d rounds=%d anon_mb=%d-%d file_mb=%d-%d chunk_pages=%d stable_pct=%d vary_pct=%d dwell_ms=%d lead_ms=%d seed=%lu order_seed=%lu\n",
+	       o.sqlite_lib ? "sqlite" : "synthetic",
 	       o.apps, o.warmup, o.rounds, o.anon_min, o.anon_max, o.file_min,
 	       o.file_max, o.chunk_pages, o.stable_pct, o.vary_pct, o.dwell_ms,
 	       o.lead_ms, o.seed, o.order_seed);
@@ -1225,6 +1634,9 @@ static void usage(FILE *f)
 		"  --disk DEV          block device of DIR, for bytes read (vdb)\n"
 		"  --swapdev DEV       swap block device (zram0)\n"
 		"  --asap-stats        print the asap apps' module counters and who it tracks\n"
+		"  --sqlite-lib PATH   the sqlite workload: apps dlopen a per-mode copy of this\n"
+		"                      libsqlite3 and query a --file-mb database (mmap) and a\n"
+		"                      --anon-mb in-memory table; oracle is left out\n"
 		"modes: ideal (no eviction), demand (evicted, demand paging), pc0 (demand,\n"
 		"vm.page-cluster 0), novma (demand, vma swap readahead off), daemon (a\n"
 		"userspace prefetcher: replays what was mapped at the end of the app's last\n"
@@ -1286,7 +1698,8 @@ static void parse(int argc, char **argv)
 		{ "order-seed", 1, 0, 'O' },
 		{ "dir", 1, 0, 'D' }, { "cgroup", 1, 0, 'g' },
 		{ "disk", 1, 0, 'k' }, { "swapdev", 1, 0, 'z' },
-		{ "asap-stats", 0, 0, 'T' }, { "help", 0, 0, 'h' },
+		{ "asap-stats", 0, 0, 'T' }, { "sqlite-lib", 1, 0, 'Q' },
+		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c, m, bad = 0, seed;
@@ -1313,6 +1726,7 @@ static void parse(int argc, char **argv)
 		case 'k': bad |= !*optarg || strchr(optarg, '/') != NULL; o.disk = optarg; break;
 		case 'z': bad |= !*optarg || strchr(optarg, '/') != NULL; o.swapdev = optarg; break;
 		case 'T': o.asap_stats = true; break;
+		case 'Q': o.sqlite_lib = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad = 1; break;
 		}
@@ -1325,6 +1739,9 @@ static void parse(int argc, char **argv)
 		usage(stderr);
 		exit(2);
 	}
+	/* the oracle needs the generator's footprint: none for real programs */
+	if (o.sqlite_lib)
+		o.on[MODE_ORACLE] = false;
 }
 
 /* The modes of @round in a shuffled order (Fisher-Yates, seeded per round). */
