@@ -28,7 +28,7 @@
 #   make bench-asap-quick           2 apps, 3 warm-up + 2 measured rounds,
 #                        every mode, 2 boots; writes build/bench-asap/ only
 #
-# Knobs: ASAP_BENCH_ARGS (more bench/switch/run-bench.py options, e.g.
+# Knobs: BOOTS; ASAP_BENCH_ARGS (more bench/switch/run-bench.py options, e.g.
 # "--apps 3 --rounds 3 --modes demand,daemon,asap --lead-ms 50"); VM_BUILD=0 uses
 # what is in build/. The guest program is bench/switch/switchbench.c
 # (`switchbench --help`); the guest script bench/switch/switch-bench.sh.

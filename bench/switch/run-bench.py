@@ -9,7 +9,7 @@ USAGE
         [--modes ideal,demand,pc0,novma,daemon,oracle,asap]
         [--apps 4] [--rounds 20] [--profile-switches 10] [--profile-min 8]
         [--anon-mb 4-8] [--file-mb 2-4] [--dwell-ms 100] [--lead-ms 0]
-        [--out docs] [--csv FILE]
+        [--asap-args rules=seed,...] [--out docs] [--csv FILE]
 
 Boot b shuffles the modes' order with seed b (switchbench --order-seed; the
 footprints are the same in every boot). Every mode gets --profile-switches
@@ -87,6 +87,9 @@ def main():
                     help="asap-prefetch.ko profile_min")
     ap.add_argument("--anon-mb", type=mb_range, default="4-8")
     ap.add_argument("--file-mb", type=mb_range, default="2-4")
+    ap.add_argument("--asap-args", default="",
+                    help="more asap-prefetch.ko parameters, comma-separated, e.g. "
+                    "rules=seed,workers=1")
     ap.add_argument("--dwell-ms", type=int, default=100)
     ap.add_argument("--lead-ms", type=int, default=0,
                     help="delay from the switch event to the app running")
@@ -112,6 +115,10 @@ def main():
            "--dwell-ms %d --lead-ms %d" %
            (a.kver, a.workload, a.boots, a.modes, a.apps, a.rounds, a.profile_switches,
             a.profile_min, a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms))
+    if a.asap_args:
+        if not re.match(r"^[a-z_]+=[^ ,]+(,[a-z_]+=[^ ,]+)*$", a.asap_args):
+            ap.error("--asap-args: key=value[,key=value...]")
+        cmd += " --asap-args %s" % a.asap_args
     print("bench-asap: %s" % cmd, flush=True)
     csv_path = a.csv or os.path.join(HERE, "results", "%s-%s%s.csv" % (
         time.strftime("%Y%m%d"), a.kver, "" if a.workload == "synthetic" else "-sqlite"))
@@ -132,9 +139,10 @@ def main():
                   "switchbench.profile_switches=%d switchbench.profile_min=%d "
                   "switchbench.anon_mb=%s switchbench.file_mb=%s switchbench.dwell_ms=%d "
                   "switchbench.lead_ms=%d switchbench.order_seed=%d switchbench.boot=%d "
-                  "switchbench.workload=%s" %
+                  "switchbench.workload=%s%s" %
                   (a.modes, a.apps, a.rounds, a.profile_switches, a.profile_min,
-                   a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms, boot, boot, a.workload))
+                   a.anon_mb, a.file_mb, a.dwell_ms, a.lead_ms, boot, boot, a.workload,
+                   " switchbench.asap_args=" + a.asap_args if a.asap_args else ""))
         os.environ["MOBIO_VM_APPEND"] = (base_append + " " + append).strip()
         print("bench-asap: boot %d of %d, order seed %d" % (boot, a.boots, boot), flush=True)
         t0 = time.time()

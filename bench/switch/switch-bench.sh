@@ -46,6 +46,8 @@ LEAD_MS=$(opt lead_ms 0)
 ORDER_SEED=$(opt order_seed 1)
 BOOT=$(opt boot 1)
 WORKLOAD=$(opt workload synthetic)
+# more asap-prefetch.ko parameters, comma-separated (e.g. rules=seed,workers=1)
+ASAP_ARGS=$(opt asap_args "" | tr ',' ' ')
 KO=/mobio/asap-prefetch.ko
 MNT=/mnt/data
 CG=/sys/fs/cgroup
@@ -84,10 +86,12 @@ if [ "$WORKLOAD" = sqlite ]; then
 fi
 case ",$MODES," in
 *,asap,*)
+	# shellcheck disable=SC2086 # ASAP_ARGS: one parameter a word
 	if insmod $KO window_ms=0 fg_cgroup=/top-app \
-		profile_switches="$PROFILE_SWITCHES" profile_min="$PROFILE_MIN"; then
+		profile_switches="$PROFILE_SWITCHES" profile_min="$PROFILE_MIN" $ASAP_ARGS; then
 		P=/sys/module/asap_prefetch/parameters
-		note "CSV,asapparams,workers=$(cat $P/workers) profile_switches=$PROFILE_SWITCHES profile_min=$PROFILE_MIN file_merge_pages=$(cat $P/file_merge_pages) anon_timeout=$(cat $P/anon_timeout)"
+		# every parameter the module has (new ones appear by themselves)
+		note "CSV,asapparams,$(for f in "$P"/*; do printf '%s=%s ' "${f##*/}" "$(cat "$f" 2>/dev/null)"; done | sed 's/,/;/g; s/ $//')"
 		SBARGS="$SBARGS --asap-stats"
 	else
 		fail insmod_asap "expected asap-prefetch.ko to load"
@@ -98,6 +102,7 @@ esac
 
 t0=$(now_s)
 note "switchbench: $WORKLOAD workload, modes $MODES, $APPS apps each, $WARMUP warm-up + $ROUNDS measured rounds, order seed $ORDER_SEED"
+# shellcheck disable=SC2086 # SBARGS: options, one a word
 switchbench --modes "$MODES" --apps "$APPS" --warmup "$WARMUP" --rounds "$ROUNDS" \
 	--anon-mb "$ANON_MB" --file-mb "$FILE_MB" --dwell-ms "$DWELL_MS" \
 	--lead-ms "$LEAD_MS" --order-seed "$ORDER_SEED" --dir $MNT --cgroup $CG \
@@ -129,7 +134,7 @@ if [ $rc -eq 0 ] && grep -q "^CSV,done" /tmp/sb.out; then
 else
 	fail switchbench_ran "expected switchbench to finish, saw exit $rc: $(tail -n 3 /tmp/sb.err | tr '\n' ' ')"
 fi
-if [ -n "$(echo "$SBARGS" | grep asap-stats)" ]; then
+if echo "$SBARGS" | grep -q asap-stats; then
 	tr=$(sed -n 's/^CSV,asaptracked,//p' /tmp/sb.out)
 	case "$tr" in
 	*other=0*) pass asap_tracks_only_asap_apps ;;
