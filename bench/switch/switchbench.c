@@ -12,7 +12,9 @@
  * --chunk-pages pages. A fixed --stable-pct of each region's chunks is in the
  * footprint at every switch; --vary-pct more (of the region) are drawn anew at
  * every switch from the other chunks, by a hash of (seed, app, kind, chunk,
- * round): every mode sees the same footprints in the same round.
+ * round): every mode sees the same footprints in the same round. With
+ * --sqlite-lib the apps run real sqlite code and databases instead (see "the
+ * sqlite workload" below).
  *
  * A round runs every mode once, in an order shuffled anew each round (from
  * --order-seed and the round; printed as "CSV,order,..."). A mode's turn sets
