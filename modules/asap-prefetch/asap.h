@@ -252,6 +252,7 @@ struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
 				  u64 dev, u64 ino, u32 gen);
 void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len);
+void asap_sample(struct asap_app *app);
 void asap_app_free_tables(struct asap_app *app);
 
 void asap_learn_wait(void);
@@ -264,5 +265,9 @@ bool asap_job_stop(struct asap_job *job, bool cancel);
 void asap_genl_event_switch(struct asap_app *app, u32 trigger);
 int asap_genl_init(void);
 void asap_genl_exit(void);
+
+/* Estimator parameters (asap_learn.c). */
+extern enum asap_rule_set asap_rules;
+extern unsigned int asap_unused_windows;
 
 #endif /* _ASAP_H */

@@ -340,10 +340,21 @@ static void asap_log_file(struct asap_app *app, struct asap_file *af,
 {
 	unsigned long idx, val, nv = 0;
 	enum asap_act act;
+	struct folio *folio;
+	bool unused;
 	void *e;
 
 	for (idx = f->key; idx < f->key + f->nr; idx++) {
-		if (!asap_file_page_used(af, idx)) {
+		/*
+		 * Cached and not mapped: readahead the app did not touch. A
+		 * page reclaimed since (learning runs after the window
+		 * closed) tells nothing: it is learned.
+		 */
+		folio = mobio_folio_get(af->file->f_mapping, idx);
+		unused = folio && !folio_mapped(folio);
+		if (folio)
+			folio_put(folio);
+		if (unused) {
 			app->file_readahead_unused++;
 			continue;
 		}
@@ -475,7 +486,8 @@ static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 
 	xa_for_each(&af->pages, idx, e) {
 		val = xa_to_value(e);
-		used = (val & ASAP_E_PREPAGED) && asap_file_page_used(af, idx);
+		used = (val & ASAP_E_PREPAGED) &&
+		       ((val & ASAP_E_USED) || asap_file_page_used(af, idx));
 		if (rules == ASAP_RULES_RECALL)
 			act = asap_file_sweep_recall(val, used, k, &nv, &use);
 		else
@@ -485,6 +497,57 @@ static void asap_sweep_file(struct asap_app *app, struct asap_file *af,
 		asap_count_use(&app->k[ASAP_FILE], use);
 		asap_entry_apply(app, &af->pages, idx, val, act, nv);
 	}
+}
+
+/*
+ * Mark ASAP_E_USED the prepaged pages of a file the app maps now. A worker
+ * of the closing job may still set ASAP_E_PREPAGED: both update with a
+ * compare-and-exchange.
+ */
+static void asap_sample_file(struct asap_file *af)
+{
+	unsigned long idx, val;
+	void *e, *old;
+
+	xa_for_each(&af->pages, idx, e) {
+		val = xa_to_value(e);
+		if (!(val & ASAP_E_PREPAGED) || (val & ASAP_E_USED) ||
+		    !asap_file_page_used(af, idx))
+			continue;
+		old = xa_cmpxchg(&af->pages, idx, e,
+				 xa_mk_value(val | ASAP_E_USED), GFP_KERNEL);
+		WARN_ON_ONCE(xa_is_err(old));
+	}
+}
+
+/**
+ * asap_sample() - record which pages an app used, as its window closes
+ * @app: the app whose window just closed
+ *
+ * Learning runs later (asap_learn(), off the switch path), when reclaim
+ * may already have taken the app's pages: a page paged out has no
+ * accessed bit and is not mapped, and would count as unused. So the
+ * accessed bits of its anonymous table pages and whether its prepaged
+ * file pages are mapped are read now, into ASAP_E_USED; asap_learn()
+ * adds what it still sees. The mmap lock is only tried: if a writer has
+ * it, the anonymous part is left to asap_learn().
+ * Context: process, may sleep; asap_lock held; the app's job may still
+ * be running (cancelled).
+ */
+void asap_sample(struct asap_app *app)
+{
+	struct mm_struct *mm = app->mm;
+	struct asap_file *af;
+
+	if (mmget_not_zero(mm)) {
+		if (mmap_read_trylock(mm)) {
+			asap_test_young(app, mm);
+			mmap_read_unlock(mm);
+		}
+		mmput(mm);
+	}
+	list_for_each_entry(af, &app->files, node)
+		asap_sample_file(af);
 }
 
 /**

@@ -574,14 +574,17 @@ static struct asap_window *asap_open_window(void)
 /*
  * Close the open window and hand it to the learner, whose slot is free
  * (callers make sure). @cancel: the app left the foreground, its workers
- * stop after their current page. Caller holds asap_lock.
+ * stop after their current page. The caller then calls asap_sample() for
+ * the app returned (after opening the next window: it does not delay the
+ * next app's prepaging). Caller holds asap_lock.
+ * Return: the app whose window closed, or NULL.
  */
-static void asap_window_close(bool cancel)
+static struct asap_app *asap_window_close(bool cancel)
 {
 	struct asap_window *w = asap_open_window();
 
 	if (!w)
-		return;
+		return NULL;
 	WARN_ON_ONCE(asap_learning);
 	w->cancel = cancel;
 	if (w->job && cancel)
@@ -589,6 +592,7 @@ static void asap_window_close(bool cancel)
 	RCU_INIT_POINTER(asap_open, NULL);
 	asap_learning = w;
 	queue_work(system_unbound_wq, &asap_learn_work);
+	return w->app;
 }
 
 /* Open a window for @app in the free log; caller holds asap_lock. */
@@ -659,11 +663,16 @@ void asap_learn_wait(void)
 
 static void asap_window_timeout(struct work_struct *work)
 {
+	struct asap_app *app;
+
 	mutex_lock(&asap_lock);
-	if (!asap_learning)
-		asap_window_close(false);
-	else if (asap_open_window())
+	if (!asap_learning) {
+		app = asap_window_close(false);
+		if (app)
+			asap_sample(app);
+	} else if (asap_open_window()) {
 		mod_delayed_work(system_wq, &asap_window_dwork, HZ / 10);
+	}
 	mutex_unlock(&asap_lock);
 }
 
@@ -789,9 +798,9 @@ static void asap_app_new_mm(struct asap_app *app, struct mm_struct *mm)
 static int asap_switch_task(struct task_struct *task, u32 trigger,
 			    u64 trigger_ns, struct netlink_ext_ack *extack)
 {
+	struct asap_app *app, *left;
 	struct asap_window *w;
 	struct mm_struct *mm;
-	struct asap_app *app;
 	struct pid *tgid;
 	int ret = 0;
 
@@ -820,7 +829,7 @@ static int asap_switch_task(struct task_struct *task, u32 trigger,
 		 * the open window needs the learner's slot.
 		 */
 		if (w && w->app == app && !asap_learning) {
-			asap_window_close(false);
+			asap_sample(asap_window_close(false));
 			w = NULL;
 		}
 		if (!asap_learning || (!w && asap_learning->app != app))
@@ -831,9 +840,11 @@ static int asap_switch_task(struct task_struct *task, u32 trigger,
 	}
 	if (app->mm != mm)
 		asap_app_new_mm(app, mm);
-	asap_window_close(true);
+	left = asap_window_close(true);
 	asap_front = app;
 	asap_window_open(app, trigger_ns);
+	if (left)
+		asap_sample(left);
 	asap_genl_event_switch(app, trigger);
 out_unlock:
 	mutex_unlock(&asap_lock);
@@ -855,7 +866,7 @@ again:
 			continue;
 		w = asap_open_window();
 		if (w && w->app == app && !asap_learning)
-			asap_window_close(true);
+			asap_window_close(true);	/* gone: no sample */
 		if (asap_app_busy(app)) {
 			/* Its window is being learned from: after that. */
 			mutex_unlock(&asap_lock);

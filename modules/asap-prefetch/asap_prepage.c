@@ -92,6 +92,27 @@ static int asap_ext_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/*
+ * Mark a page a worker reads ASAP_E_PREPAGED, or add it as a gap page.
+ * asap_sample() may set ASAP_E_USED on the same entry meanwhile: both
+ * update with a compare-and-exchange.
+ */
+static void asap_file_mark_prepaged(struct asap_app *app,
+				    struct asap_file *af, pgoff_t idx)
+{
+	void *e = xa_load(&af->pages, idx), *old;
+
+	while (e) {
+		old = xa_cmpxchg(&af->pages, idx, e,
+				 xa_mk_value(xa_to_value(e) | ASAP_E_PREPAGED),
+				 GFP_KERNEL);
+		if (old == e || xa_is_err(old))
+			return;
+		e = old;
+	}
+	asap_entry_add(app, &af->pages, idx, ASAP_E_GAP | ASAP_E_PREPAGED);
+}
+
 /* Read one file extent ahead, chunk by chunk. */
 static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 {
@@ -101,7 +122,6 @@ static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 	unsigned long chunk = max_t(unsigned long, af->file->f_ra.ra_pages, 1);
 	unsigned long eof, idx, s, n, absent;
 	struct folio *folio;
-	void *e;
 
 	eof = DIV_ROUND_UP(i_size_read(af->inode), PAGE_SIZE);
 	for (s = ext->start; s < ext->start + ext->nr && s < eof; s += n) {
@@ -116,15 +136,7 @@ static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 				continue;
 			}
 			absent++;
-			e = xa_load(&af->pages, idx);
-			if (e)
-				xa_store(&af->pages, idx,
-					 xa_mk_value(xa_to_value(e) |
-						     ASAP_E_PREPAGED),
-					 GFP_KERNEL);
-			else
-				asap_entry_add(app, &af->pages, idx,
-					       ASAP_E_GAP | ASAP_E_PREPAGED);
+			asap_file_mark_prepaged(app, af, idx);
 		}
 		if (!absent)
 			continue;
