@@ -252,6 +252,7 @@ struct asap_file *asap_file_by_id(struct asap_app *app, struct mm_struct *mm,
 				  u64 dev, u64 ino, u32 gen);
 void asap_learn(struct asap_app *app, const struct asap_fault *log,
 		unsigned int len);
+void asap_sample(struct asap_app *app);
 void asap_app_free_tables(struct asap_app *app);
 
 void asap_learn_wait(void);
