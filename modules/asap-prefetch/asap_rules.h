@@ -58,7 +58,7 @@
 #define ASAP_E_SEEN	BIT(9)		/* faulted in this window */
 #define ASAP_E_PREPAGED	BIT(10)		/* brought in by a worker this window */
 #define ASAP_E_NEW	BIT(11)		/* anon: entered in this window */
-#define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen */
+#define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen; file: mapped at close */
 #define ASAP_E_GAP	BIT(13)		/* file: only read as a merged gap */
 #define ASAP_E_FIRST	GENMASK(47, 16)	/* first-use order in the last window */
 /* recall: windows in a row without a fault or a use (below k, not saved) */
