@@ -1461,6 +1461,37 @@ static void asap_read_stats(struct app *a, bool base)
 }
 
 /*
+ * Wait (up to 2 s) until asap-prefetch.ko has handled the switch to @pid:
+ * its app is shown "foreground" in /sys/kernel/debug/asap/apps. The
+ * switch reads which pages the app leaving the foreground used; the
+ * emulated memory pressure after the turn must not page them out first
+ * (reclaim would take seconds, not the microseconds until our
+ * process_madvise). Outside the measured time; returns the ms waited.
+ */
+static long asap_wait_front(pid_t pid)
+{
+	long long t0 = now_ns();
+	char line[256], want[64];
+	bool seen = false;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "app %d ", (int)pid);
+	while (!seen && now_ns() - t0 < 2000000000LL) {
+		f = fopen("/sys/kernel/debug/asap/apps", "r");
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, want, strlen(want)) &&
+			    strstr(line, " foreground"))
+				seen = true;
+		fclose(f);
+		if (!seen)
+			sleep_ms(1);
+	}
+	return seen ? (now_ns() - t0) / 1000000 : -1;
+}
+
+/*
  * Which processes does the module track? Only asap's apps and home may be
  * there (the other modes' apps never enter its fg_cgroup).
  */
@@ -1540,8 +1571,11 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 		sleep_ms(o.dwell_ms);
 	sample(&s2);
 	cg_move("bg", a->pid);
-	if (asap)
+	if (asap) {
 		cg_move("top-app", home_pid);
+		if (asap_wait_front(home_pid) < 0)
+			die("asap-prefetch.ko did not switch to home within 2 s");
+	}
 	a->last_round = round;
 	app_call(a, OP_STAT, 0, &st);
 	if (o.sqlite_lib) {

@@ -32,6 +32,7 @@ extern unsigned int asap_apps_max;
 extern unsigned int asap_window_ms;
 extern unsigned int asap_prepage_throttle_ms;
 extern unsigned int asap_test_page_delay_ms;
+extern bool asap_prepage_backward;
 
 /*
  * An estimator entry, an xarray value: a page of a file (by index) or of
@@ -136,6 +137,7 @@ struct asap_worker {
  * @next: extents taken so far
  * @trigger_ns: ktime of the switch's trigger, for prepage_start_us
  * @started: a worker has started
+ * @backward: take @ext from the last (asap_prepage_backward at the start)
  * @cancel: set when the app leaves the foreground
  * @interrupted: a worker stopped with an extent half done or left
  * @nr_workers: work items in @workers
@@ -148,6 +150,7 @@ struct asap_job {
 	atomic_t next;
 	u64 trigger_ns;
 	atomic_t started;
+	bool backward;
 	bool cancel;
 	bool interrupted;
 	unsigned int nr_workers;

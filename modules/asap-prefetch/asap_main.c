@@ -94,6 +94,10 @@ unsigned int asap_prepage_throttle_ms;
 module_param_named(prepage_throttle_ms, asap_prepage_throttle_ms, uint, 0644);
 MODULE_PARM_DESC(prepage_throttle_ms, "testing: workers sleep this many ms after each chunk (default 0)");
 
+bool asap_prepage_backward = true;
+module_param_named(prepage_backward, asap_prepage_backward, bool, 0644);
+MODULE_PARM_DESC(prepage_backward, "workers take the extents from the end of the first-use order, away from the app that faults from its start (default: on; off: from the start)");
+
 unsigned int asap_test_page_delay_ms;
 module_param_named(test_page_delay_ms, asap_test_page_delay_ms, uint, 0644);
 MODULE_PARM_DESC(test_page_delay_ms, "testing: a worker sleeps this many ms after each anonymous page, holding the mmap read lock, as a slow swap device would (default 0)");
@@ -261,7 +265,7 @@ static int asap_probe_swap_ret(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
 	struct asap_swap_call *c = (void *)ri->data;
-	vm_fault_t ret = regs_return_value(regs);
+	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	bool major = ret & VM_FAULT_MAJOR;
 	u64 t0 = ktime_get_ns() - c->entry_ns;
 	struct asap_window *w;
@@ -943,6 +947,7 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT("file_profile_switches", app->profiled);
 		ASAP_PUT("prepage_cancelled", app->cancelled);
 		ASAP_PUT("file_faults_unmapped", app->file_unmapped);
+		ASAP_PUT("file_readahead_unused", app->file_readahead_unused);
 		ASAP_PUT("prepage_start_us", READ_ONCE(app->prepage_start_us));
 		ASAP_PUT("prepage_start_max_us",
 			 READ_ONCE(app->prepage_start_max_us));

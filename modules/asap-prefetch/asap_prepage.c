@@ -291,8 +291,7 @@ static void asap_worker_fn(struct work_struct *work)
 		i = atomic_inc_return(&job->next) - 1;
 		if (i >= job->nr_ext)
 			break;
-		/* From the end of the first-use order: see the top. */
-		ext = &job->ext[job->nr_ext - 1 - i];
+		ext = &job->ext[job->backward ? job->nr_ext - 1 - i : i];
 		if (ext->af)
 			done = asap_prepage_file(job, ext);
 		else
@@ -376,6 +375,7 @@ struct asap_job *asap_job_start(struct asap_app *app, u64 trigger_ns)
 	job->ext = app->prep_ext;
 	job->nr_ext = app->prep_nr;
 	job->trigger_ns = trigger_ns;
+	job->backward = READ_ONCE(asap_prepage_backward);
 	job->nr_workers = nw;
 	app->prep_ext = NULL;
 	app->prep_nr = 0;
