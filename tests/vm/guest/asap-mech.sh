@@ -158,6 +158,7 @@ log "tables before the prompt-start switch: A $(st anon_table_pages $A), B $(st 
 ca=$(st prepage_cancelled $A)
 pb=$(st anon_prepaged_pages $B)
 sw=$(st switches $B)
+sb0=$(st prepage_start_us $B)
 ta=$(uptime_ms)
 mobioctl asap switch $A
 sleep 0.1
@@ -180,6 +181,12 @@ app_cmd r
 on_b
 note "prompt start: B's first prepage ${sb} us after its trigger (B's max ${smax} us; A's ${sa} us); mobioctl asap switch B took $((t1 - t0)) ms (10 ms resolution); A was in front about $((t0 - ta)) ms, its workers brought $(echo "$REPLY_LINE" | tr ' ' '\n' | sed -n 's/^anon=//p') pages back"
 check_le start_b_within_bound $START_MAX_US "$sb"
+# a worker of this switch started (not the last switch's value again)
+if [ -n "$sb" ] && [ "$sb" != "$sb0" ]; then
+	pass start_b_measured_this_switch
+else
+	fail start_b_measured_this_switch "expected B's prepage_start_us to change from '$sb0', saw '$sb'"
+fi
 check_ge start_max_at_least_last "${sb:-x}" "$smax"
 check_eq start_a_job_cancelled $((ca + 1)) "$(st prepage_cancelled $A)"
 check_eq start_b_switched $((sw + 1)) "$(st switches $B)"
