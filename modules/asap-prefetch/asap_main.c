@@ -1053,7 +1053,12 @@ static int __init asap_init(void)
 			goto err_log;
 		}
 	}
-	asap_wq = alloc_workqueue("asap_prepage", WQ_UNBOUND, asap_workers);
+	/*
+	 * Room for a new job's workers beside a cancelled job's, which end
+	 * after their current page: a switch never queues behind them.
+	 */
+	asap_wq = alloc_workqueue("asap_prepage", WQ_UNBOUND,
+				  2 * asap_workers);
 	if (!asap_wq) {
 		ret = -ENOMEM;
 		goto err_log;

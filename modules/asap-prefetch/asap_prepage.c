@@ -179,11 +179,12 @@ static int asap_clear_young_pte(pte_t *pte, unsigned long addr, void *data)
 
 /*
  * Fault in the absent pages of [addr, end), one vma and one pmd at most;
- * mmap read lock held, and dropped for a waiter after any page (then
- * false is returned with *@next the first page not done, and the lock
- * held again). true: the chunk is done.
+ * mmap read lock held, and dropped for a waiter after any page, or ended
+ * after any page when @job is cancelled (then false is returned with
+ * *@next the first page not done, and the lock held again). true: the
+ * chunk is done.
  */
-static bool asap_prepage_chunk(struct mm_struct *mm,
+static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 			       struct vm_area_struct *vma, unsigned long addr,
 			       unsigned long end, unsigned long *next)
 {
@@ -208,7 +209,8 @@ static bool asap_prepage_chunk(struct mm_struct *mm,
 			__set_bit(i, got.pages);
 		if (asap_test_page_delay_ms)
 			msleep(asap_test_page_delay_ms);
-		if (i + 1 < n && mmap_lock_is_contended(mm)) {
+		if (i + 1 < n && (READ_ONCE(job->cancel) ||
+				  mmap_lock_is_contended(mm))) {
 			*next = addr + (i + 1) * PAGE_SIZE;
 			end = *next;
 			done = false;
@@ -255,7 +257,7 @@ static bool asap_prepage_anon(struct asap_job *job, struct mm_struct *mm,
 		addr = max(addr, vma->vm_start);
 		e = min3(end, vma->vm_end, ALIGN(addr + 1, PMD_SIZE));
 		e = min(e, addr + ASAP_ANON_CHUNK * PAGE_SIZE);
-		if (asap_prepage_chunk(mm, vma, addr, e, &next)) {
+		if (asap_prepage_chunk(job, mm, vma, addr, e, &next)) {
 			addr = e;
 			if (asap_prepage_throttle_ms) {
 				mmap_read_unlock(mm);
