@@ -226,7 +226,8 @@ static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 	if (ASAP_HAVE_YOUNG && walk && !bitmap_empty(got.pages, n))
 		apply_to_existing_page_range(mm, addr, end - addr,
 					     asap_clear_young_pte, &got);
-	if (!done) {
+	/* Also after the chunk's last page: the lock goes on to the next. */
+	if (!done || mmap_lock_is_contended(mm)) {
 		mmap_read_unlock(mm);
 		cond_resched();
 		mmap_read_lock(mm);
