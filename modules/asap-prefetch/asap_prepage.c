@@ -150,6 +150,26 @@ static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 	return true;
 }
 
+/* Most 100-200 us sleeps while a waiter has not got the mmap lock yet. */
+#define ASAP_YIELD_TRIES	20
+
+/*
+ * Let a waiter for the mmap lock have it: drop the read lock, then wait
+ * (bounded) while the waiter is still queued before taking the lock
+ * again. Relocking at once would often take the lock back before the
+ * woken writer runs (rwsem readers may steal a lock that is free), and
+ * the writer would wait for another page.
+ */
+static void asap_mmap_yield(struct mm_struct *mm)
+{
+	unsigned int t;
+
+	mmap_read_unlock(mm);
+	for (t = 0; t < ASAP_YIELD_TRIES && mmap_lock_is_contended(mm); t++)
+		usleep_range(100, 200);
+	mmap_read_lock(mm);
+}
+
 /* The pages of one chunk, bit i for page start + i. */
 struct asap_chunk {
 	struct vm_area_struct *vma;
@@ -227,11 +247,8 @@ static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 		apply_to_existing_page_range(mm, addr, end - addr,
 					     asap_clear_young_pte, &got);
 	/* Also after the chunk's last page: the lock goes on to the next. */
-	if (!done || mmap_lock_is_contended(mm)) {
-		mmap_read_unlock(mm);
-		cond_resched();
-		mmap_read_lock(mm);
-	}
+	if (!done || mmap_lock_is_contended(mm))
+		asap_mmap_yield(mm);
 	return done;
 }
 
