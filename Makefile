@@ -37,7 +37,7 @@ help:
 	@echo "make make-selftest the Makefile on a fresh machine: no step of demo or check gets an empty kernel (dry run, seconds)"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
-	@echo "make bench-asap    ASAP app switches under memory pressure, every mode in one VM (bench-asap-quick: short)"
+	@echo "make bench-asap    ASAP app switches under memory pressure: modes interleaved, 2 boots, medians with 95% intervals (bench-asap-quick: short; bench-asap-sqlite: real-program workload)"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
 
