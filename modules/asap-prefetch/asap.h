@@ -174,6 +174,8 @@ struct asap_job {
  * @anon: virtual page number -> estimator entry
  * @nr_entries: estimator entries of both kinds (workers add gap pages)
  * @profiled: file profile switches done (stops at asap_profile_switches)
+ * @young_sampled: asap_sample() read the accessed bits as its last window
+ *	closed; asap_learn() does not walk them again
  * @job: the prepaging of its last window, until that window is learned
  *	from, or NULL
  * @prep_ext: extents for its next switch, built when its last window was
@@ -208,6 +210,7 @@ struct asap_app {
 	struct xarray anon;
 	atomic_t nr_entries;
 	unsigned int profiled;
+	bool young_sampled;
 	struct asap_job *job;
 	struct asap_extent *prep_ext;
 	unsigned int prep_nr;

@@ -530,7 +530,8 @@ static void asap_sample_file(struct asap_file *af)
  * accessed bits of its anonymous table pages and whether its prepaged
  * file pages are mapped are read now, into ASAP_E_USED; asap_learn()
  * adds what it still sees. The mmap lock is only tried: if a writer has
- * it, the anonymous part is left to asap_learn().
+ * it, the anonymous part is left to asap_learn(), which otherwise does not
+ * walk the accessed bits again (@app->young_sampled).
  * Context: process, may sleep; asap_lock held; the app's job may still
  * be running (cancelled).
  */
@@ -542,6 +543,7 @@ void asap_sample(struct asap_app *app)
 	if (mmget_not_zero(mm)) {
 		if (mmap_read_trylock(mm)) {
 			asap_test_young(app, mm);
+			app->young_sampled = true;
 			mmap_read_unlock(mm);
 		}
 		mmput(mm);
@@ -596,8 +598,10 @@ void asap_learn(struct asap_app *app, const struct asap_fault *log,
 			      asap_file_learns(rules, profiling));
 	}
 
-	if (mm)
+	/* Read as the window closed, before reclaim could take the pages. */
+	if (mm && !app->young_sampled)
 		asap_test_young(app, mm);
+	app->young_sampled = false;
 	asap_sweep_anon(app, rules, k);
 	if (profiling)
 		app->profiled++;
