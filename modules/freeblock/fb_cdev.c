@@ -530,6 +530,21 @@ static long fb_ioc_fill(struct fb_file *f, struct fb_fill __user *ufill)
 	return 0;
 }
 
+/* FB_IOC_SET_RATE: the file's task's new floor and ceiling, at once. */
+static long fb_ioc_set_rate(struct fb_file *f, struct fb_rate_req __user *ureq)
+{
+	struct fb_rate_req req;
+	struct fb_rate rate;
+
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (!f->registered || req.flags || req.__pad)
+		return -EINVAL;
+	rate.floor_kbps = req.floor_kbps;
+	rate.ceiling_kbps = req.ceiling_kbps;
+	return fb_set_rate(f->id, &rate);
+}
+
 static long fb_cdev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -554,6 +569,9 @@ static long fb_cdev_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case FB_IOC_PROMOTE:
 		ret = f->registered ? fb_promote(f->id) : -EINVAL;
+		break;
+	case FB_IOC_SET_RATE:
+		ret = fb_ioc_set_rate(f, (struct fb_rate_req __user *)arg);
 		break;
 	default:
 		ret = -ENOTTY;

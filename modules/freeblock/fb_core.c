@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Freeblock: a queue of registered background tasks per disk, issued only
- * when the foreground leaves the disk idle. Foreground I/O is seen through
- * the block tracepoints block_rq_issue, block_rq_complete and
- * block_rq_requeue, so it works under every elevator (and with none): a
- * disk is idle when no foreground request is in flight and none was issued
- * or completed for the idle window, which adapts to the disk's service
- * time (idle_mult times the mean background service time, between
- * idle_min_us and idle_max_us). Background bios carry IOPRIO_CLASS_IDLE
- * and REQ_NOMERGE, end in fb_bio_end_io() (how the probes tell them from
- * the foreground), and at most `depth` are in flight per disk. A task's
- * rate floor issues a block even on a busy disk when none was issued for
- * blksize / floor; its ceiling paces it even on an idle disk; a promoted
- * task is issued at once with best-effort priority.
+ * when the foreground leaves the disk idle. Foreground I/O is seen where it
+ * starts: a bio submitted to the disk (block_bio_queue), on a bio-based
+ * disk (dm-crypt, dm-default-key, LVM, md) counted until its completion
+ * (block_bio_complete, block_split), on a blk-mq disk an arrival whose
+ * request is then counted from issue to completion (block_rq_issue,
+ * block_rq_complete, block_rq_requeue of started requests only). Freeblock's
+ * own bios and any I/O of the idle class (ionice -c3, and so the clones
+ * stacked drivers make of freeblock's idle blocks on the disks below) are
+ * not foreground. A disk is idle when no foreground I/O is in flight and
+ * none arrived or completed for the idle window, chosen from the histogram
+ * of the foreground's own idle gaps (fb_idle.h, docs/freeblock.md). Idle
+ * blocks carry IOPRIO_CLASS_IDLE; blocks a rate floor forces onto a busy
+ * disk and promoted blocks carry best-effort, so every scheduler serves
+ * them. At most `depth` blocks are in flight per disk. A task's rate floor
+ * issues a block even on a busy disk when none was issued for blksize /
+ * floor, and so does the disk's own floor (md's sync_speed_min); the
+ * task's and the disk's ceilings pace it even on an idle disk; a promoted
+ * task is issued at once. A watchdog resets a foreground count that has
+ * not moved for stale_ms (a completion never seen).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/blk-mq.h>
 #include <linux/highmem.h>
@@ -63,33 +71,71 @@ const struct kernel_param_ops fb_uint_ops = {
 	.get = fb_param_get,
 };
 
+/*
+ * The module parameters are the defaults of every disk; a disk's own
+ * values (FREEBLOCK_CMD_SET_DISK) override them (enum fb_conf_id order).
+ */
+
 /* Two in flight keep a disk busy between completions; 64 is a queue. */
 static struct fb_uint_param fb_depth = { .val = 2, .min = 1, .max = 64 };
 module_param_cb(depth, &fb_uint_ops, &fb_depth, 0644);
-MODULE_PARM_DESC(depth, "background bios in flight per disk, at most (1-64, default 2)");
+MODULE_PARM_DESC(depth, "background blocks in flight per disk, at most (1-64, default 2)");
 
-/* A gap shorter than a few service times is the foreground thinking. */
+/* Below the think time of a dependent reader the window would not help. */
 static struct fb_uint_param fb_idle_min_us = {
-	.val = 2000, .min = 10, .max = 10000000 };
+	.val = 100, .min = 10, .max = 10000000 };
 module_param_cb(idle_min_us, &fb_uint_ops, &fb_idle_min_us, 0644);
-MODULE_PARM_DESC(idle_min_us, "idle window, shortest, us (10-10000000, default 2000)");
+MODULE_PARM_DESC(idle_min_us, "idle window, shortest, us (10-10000000, default 100)");
 
 static struct fb_uint_param fb_idle_max_us = {
 	.val = 50000, .min = 10, .max = 10000000 };
 module_param_cb(idle_max_us, &fb_uint_ops, &fb_idle_max_us, 0644);
 MODULE_PARM_DESC(idle_max_us, "idle window, longest, us (10-10000000, default 50000)");
 
-static struct fb_uint_param fb_idle_mult = { .val = 4, .min = 0, .max = 1000 };
-module_param_cb(idle_mult, &fb_uint_ops, &fb_idle_mult, 0644);
-MODULE_PARM_DESC(idle_mult, "idle window = idle_mult x mean background service time, clamped to idle_min_us..idle_max_us (0-1000, default 4)");
+/* A collision delays one foreground I/O by at most one block's service. */
+static struct fb_uint_param fb_collide_pct = {
+	.val = 5, .min = 0, .max = 100 };
+module_param_cb(collide_pct, &fb_uint_ops, &fb_collide_pct, 0644);
+MODULE_PARM_DESC(collide_pct, "idle window: the shortest whose gaps end within one background service time at most this often, % (0-100, default 5)");
+
+static struct fb_uint_param fb_floor_kbps = {
+	.val = 0, .min = 0, .max = 0x7fffffff };
+module_param_cb(floor_kbps, &fb_uint_ops, &fb_floor_kbps, 0644);
+MODULE_PARM_DESC(floor_kbps, "background rate floor per disk, KiB/s, as md's speed_limit_min: blocks go on a busy disk below it (0: strict idle-only, the default)");
+
+static struct fb_uint_param fb_ceiling_kbps = {
+	.val = 0, .min = 0, .max = 0x7fffffff };
+module_param_cb(ceiling_kbps, &fb_uint_ops, &fb_ceiling_kbps, 0644);
+MODULE_PARM_DESC(ceiling_kbps, "background rate ceiling per disk, KiB/s, as md's speed_limit_max; promoted tasks pass it (0: none, the default)");
+
+static struct fb_uint_param fb_stale_ms = {
+	.val = 5000, .min = 100, .max = 600000 };
+module_param_cb(stale_ms, &fb_uint_ops, &fb_stale_ms, 0644);
+MODULE_PARM_DESC(stale_ms, "watchdog: a foreground count that has not moved for this long is reset, ms (100-600000, default 5000)");
 
 static struct fb_uint_param fb_max_tasks = {
 	.val = 256, .min = 1, .max = 65536 };
 module_param_cb(max_tasks, &fb_uint_ops, &fb_max_tasks, 0644);
 MODULE_PARM_DESC(max_tasks, "tasks per disk, at most (1-65536, default 256)");
 
-/* A foreground count that has not moved for this long is stale. */
-#define FB_FG_STALE_NS		(5ULL * NSEC_PER_SEC)
+static struct fb_uint_param *const fb_conf_params[FB_CONF_NR] = {
+	[FB_CONF_DEPTH] = &fb_depth,
+	[FB_CONF_IDLE_MIN_US] = &fb_idle_min_us,
+	[FB_CONF_IDLE_MAX_US] = &fb_idle_max_us,
+	[FB_CONF_COLLIDE_PCT] = &fb_collide_pct,
+	[FB_CONF_FLOOR_KBPS] = &fb_floor_kbps,
+	[FB_CONF_CEILING_KBPS] = &fb_ceiling_kbps,
+	[FB_CONF_STALE_MS] = &fb_stale_ms,
+};
+
+/* @d's tunable @id in effect: its own, else the module parameter. */
+static u32 fb_conf(const struct fb_disk *d, enum fb_conf_id id)
+{
+	u32 v = READ_ONCE(d->conf[id]);
+
+	return v != FREEBLOCK_INHERIT ? v : READ_ONCE(fb_conf_params[id]->val);
+}
+
 /* A task whose getbuffer said "no buffer" is retried after this. */
 #define FB_STALL_RETRY_NS	(10ULL * NSEC_PER_MSEC)
 
@@ -134,6 +180,8 @@ enum fb_task_state {
  * @ceiling_kbps: rate ceiling, KiB/s (0: none)
  * @floor_due_ns: when the floor forces the next block
  * @ceil_next_ns: first time the ceiling allows the next block
+ * @last_claim_ns: when its last block was claimed (0: none): a rate
+ *	change counts the next block's time from it
  * @stall_until_ns: getbuffer had no buffer: skip until then or fb_kick()
  * @callback: per block and final
  * @getbuffer: the late buffer binding
@@ -165,12 +213,16 @@ struct fb_task {
 	u32 ceiling_kbps;
 	u64 floor_due_ns;
 	u64 ceil_next_ns;
+	u64 last_claim_ns;
 	u64 stall_until_ns;
 	fb_callback_t callback;
 	fb_getbuffer_t getbuffer;
 	void *ctx;
 	struct fb_owner *owner;
 };
+
+/* Why a block may go now, weakest first: the strongest reason wins. */
+enum fb_reason { FB_NOT_NOW, FB_IDLE, FB_FLOOR, FB_PROMOTED };
 
 /**
  * struct fb_io - one background block in flight
@@ -179,6 +231,9 @@ struct fb_task {
  * @buf: the buffer getbuffer gave
  * @submit_ns: ktime_get_ns() at submission
  * @idle: issued in idle time (counts toward idle_time_ns)
+ * @alone: no other background block was in flight at submission
+ * @fg_arrivals: the disk's fg_arrivals at submission: unchanged at
+ *	completion and @alone, the block's time is its service time alone
  * @pieces: bios of the block not completed yet, plus one held by
  *	fb_submit() while it builds them; the one that drops it to 0
  *	completes the block
@@ -196,6 +251,8 @@ struct fb_io {
 	void *buf;
 	u64 submit_ns;
 	bool idle;
+	bool alone;
+	int fg_arrivals;
 	atomic_t pieces;
 	int status;
 	struct work_struct work;
@@ -229,14 +286,49 @@ static inline void fb_count(struct fb_disk *d, enum fb_stat_id id, u64 n)
 
 static u64 fb_idle_window_ns(struct fb_disk *d)
 {
-	u64 lo = READ_ONCE(fb_idle_min_us.val) * NSEC_PER_USEC;
-	u64 hi = READ_ONCE(fb_idle_max_us.val) * NSEC_PER_USEC;
-	u64 w = READ_ONCE(fb_idle_mult.val) *
-		(u64)atomic64_read(&d->service_ns);
+	return atomic64_read(&d->window_ns);
+}
 
-	if (lo > hi)
-		swap(lo, hi);
-	return clamp(w, lo, hi);
+/* The service time of one background block, for the window, ns. */
+static u64 fb_service_ns(struct fb_disk *d)
+{
+	u64 alone = atomic64_read(&d->service_ns);
+
+	return alone ? alone : atomic64_read(&d->service_any_ns);
+}
+
+/* The window follows the service time and tunables at least this often. */
+#define FB_WINDOW_REFRESH_NS	(50ULL * NSEC_PER_MSEC)
+
+/*
+ * Choose @d's idle window again from its recent gaps (fb_idle.h), the
+ * service time and its tunables, when a gap came in since the last time
+ * or FB_WINDOW_REFRESH_NS passed. Issuer only (process context).
+ */
+static void fb_disk_update_window(struct fb_disk *d)
+{
+	u64 nr_gaps = atomic64_read(&d->stats[FB_STAT_FG_GAPS]);
+	u64 now = ktime_get_ns(), w;
+	struct fb_gaps *gaps;
+	unsigned long flags;
+
+	if (nr_gaps == d->window_gaps &&
+	    now - d->window_at_ns < FB_WINDOW_REFRESH_NS)
+		return;
+	gaps = kmalloc(sizeof(*gaps), GFP_NOIO);
+	if (!gaps)
+		return;		/* the old window stays */
+	spin_lock_irqsave(&d->gap_lock, flags);
+	*gaps = d->gaps;
+	spin_unlock_irqrestore(&d->gap_lock, flags);
+	w = fb_idle_window_us_of(gaps, div_u64(fb_service_ns(d), NSEC_PER_USEC),
+				 fb_conf(d, FB_CONF_COLLIDE_PCT),
+				 fb_conf(d, FB_CONF_IDLE_MIN_US),
+				 fb_conf(d, FB_CONF_IDLE_MAX_US));
+	kfree(gaps);
+	atomic64_set(&d->window_ns, w * NSEC_PER_USEC);
+	d->window_gaps = nr_gaps;
+	d->window_at_ns = now;
 }
 
 /* Wake the issuer at @when_ns (CLOCK_MONOTONIC) unless it wakes sooner. */
@@ -304,10 +396,29 @@ static bool fb_task_end_locked(struct fb_task *t, int result)
 
 static void fb_bio_end_io(struct bio *bio);
 
-/* Our requests: REQ_NOMERGE keeps others' bios out of them. */
+/*
+ * Not foreground: our own bios, and idle-class I/O, which includes the
+ * clones a stacked driver makes of our idle blocks for the disks below
+ * (dm and md copy bi_ioprio). Decided the same way at a bio's submission
+ * and completion, so the bio-based count stays balanced.
+ */
+static bool fb_bio_is_bg(struct bio *bio)
+{
+	return bio->bi_end_io == fb_bio_end_io ||
+	       IOPRIO_PRIO_CLASS(bio->bi_ioprio) == IOPRIO_CLASS_IDLE;
+}
+
 static bool fb_rq_is_bg(struct request *rq)
 {
-	return rq->bio && rq->bio->bi_end_io == fb_bio_end_io;
+	return (rq->bio && rq->bio->bi_end_io == fb_bio_end_io) ||
+	       IOPRIO_PRIO_CLASS(req_get_ioprio(rq)) == IOPRIO_CLASS_IDLE;
+}
+
+static struct fb_disk *fb_bio_disk(struct bio *bio)
+{
+	if (!bio->bi_bdev || fb_bio_is_bg(bio))
+		return NULL;
+	return xa_load(&fb_disk_xa, disk_devt(bio->bi_bdev->bd_disk));
 }
 
 static struct fb_disk *fb_rq_disk(struct request *rq)
@@ -319,49 +430,128 @@ static struct fb_disk *fb_rq_disk(struct request *rq)
 	return xa_load(&fb_disk_xa, disk_devt(disk));
 }
 
-static void fb_probe_issue(void *data, struct request *rq)
+/*
+ * A foreground I/O arrives at @d, ending the disk's idle gap if it was
+ * idle: the gap goes into the histogram the window is chosen from.
+ */
+static void fb_fg_arrival(struct fb_disk *d, u64 end_sector)
 {
-	struct fb_disk *d = fb_rq_disk(rq);
+	u64 now = ktime_get_ns();
+	u64 since = atomic64_read(&d->idle_since_ns);
+	unsigned long flags;
 
-	if (!d)
-		return;
-	atomic_inc(&d->fg_inflight);
-	atomic64_set(&d->last_fg_ns, ktime_get_ns());
-	/* a flush has no position (sector 0): it does not move the head */
-	if (blk_rq_sectors(rq))
-		atomic64_set(&d->head_sector,
-			     blk_rq_pos(rq) + blk_rq_sectors(rq));
-	fb_count(d, FB_STAT_FG_REQUESTS, 1);
+	atomic64_set(&d->last_fg_ns, now);
+	atomic_inc(&d->fg_arrivals);
+	if (end_sector)
+		atomic64_set(&d->head_sector, end_sector);
 	if (atomic_read(&d->bg_inflight))
 		fb_count(d, FB_STAT_FG_DELAYED, 1);
+	/* one arrival takes the gap */
+	if (since && atomic64_cmpxchg(&d->idle_since_ns, since, 0) == since &&
+	    now > since) {
+		spin_lock_irqsave(&d->gap_lock, flags);
+		fb_gaps_add(&d->gaps, div_u64(now - since, NSEC_PER_USEC));
+		spin_unlock_irqrestore(&d->gap_lock, flags);
+		fb_count(d, FB_STAT_FG_GAPS, 1);
+	}
 }
 
-static void fb_probe_fg_done(struct fb_disk *d)
+/* One foreground I/O of @d has completed (or left: a requeue). */
+static void fb_fg_done(struct fb_disk *d)
 {
 	u64 now = ktime_get_ns();
 
 	atomic64_set(&d->last_fg_ns, now);
-	if (atomic_dec_if_positive(&d->fg_inflight) == 0 &&
-	    READ_ONCE(d->nr_tasks))
-		fb_disk_arm(d, now + fb_idle_window_ns(d));
+	if (atomic_dec_if_positive(&d->fg_inflight) == 0) {
+		atomic64_set(&d->idle_since_ns, now);
+		if (READ_ONCE(d->nr_tasks))
+			fb_disk_arm(d, now + fb_idle_window_ns(d));
+	}
 }
 
-static void fb_probe_complete(void *data, struct request *rq,
-			      blk_status_t error, unsigned int nr_bytes)
+static void fb_probe_bio_queue(void *data, struct bio *bio)
+{
+	struct fb_disk *d = fb_bio_disk(bio);
+
+	if (!d)
+		return;
+	/*
+	 * The arrival first: a gap ends only when the count is 0. The sector
+	 * is the whole disk's (submit_bio_noacct() remapped a partition's);
+	 * a flush has none and does not move the head.
+	 */
+	fb_fg_arrival(d, bio_sectors(bio) ? bio_end_sector(bio) : 0);
+	if (!READ_ONCE(d->bio_based))
+		return;		/* counted as a request, from its issue */
+	atomic_inc(&d->fg_inflight);
+	fb_count(d, FB_STAT_FG_REQUESTS, 1);
+}
+
+/*
+ * A bio split off another: it completes (and is traced) on its own, so it
+ * counts on a bio-based disk, whoever the parent was (the split gets the
+ * parent's ioprio; its end_io is bio_chain_endio, never ours).
+ */
+static void fb_probe_split(void *data, struct bio *bio,
+			   unsigned int new_sector)
+{
+	struct fb_disk *d = fb_bio_disk(bio);
+
+	if (d && READ_ONCE(d->bio_based))
+		atomic_inc(&d->fg_inflight);
+}
+
+/* Traced for bios of bio-based disks; a blk-mq disk's go as requests. */
+static void fb_probe_bio_complete(void *data, struct request_queue *q,
+				  struct bio *bio)
+{
+	struct fb_disk *d = fb_bio_disk(bio);
+
+	if (d && READ_ONCE(d->bio_based))
+		fb_fg_done(d);
+}
+
+static void fb_probe_rq_issue(void *data, struct request *rq)
 {
 	struct fb_disk *d = fb_rq_disk(rq);
 
-	/* A partial completion is called again for the rest. */
-	if (d && nr_bytes >= blk_rq_bytes(rq))
-		fb_probe_fg_done(d);
+	if (!d || READ_ONCE(d->bio_based))
+		return;
+	atomic_inc(&d->fg_inflight);
+	atomic64_set(&d->last_fg_ns, ktime_get_ns());
+	fb_count(d, FB_STAT_FG_REQUESTS, 1);
 }
 
-static void fb_probe_requeue(void *data, struct request *rq)
+static void fb_probe_rq_complete(void *data, struct request *rq,
+				 blk_status_t error, unsigned int nr_bytes)
 {
 	struct fb_disk *d = fb_rq_disk(rq);
 
-	if (d)
-		fb_probe_fg_done(d);
+	/*
+	 * A partial completion is called again for the rest; a request that
+	 * fails before the driver started it was never issued.
+	 */
+	if (d && !READ_ONCE(d->bio_based) && nr_bytes >= blk_rq_bytes(rq) &&
+	    blk_mq_request_started(rq))
+		fb_fg_done(d);
+}
+
+/*
+ * The core traces a requeue before it looks at whether the request was
+ * started: one the driver turned away unstarted (BLK_STS_RESOURCE before
+ * blk_mq_start_request()) was never issued, so it leaves the count alone.
+ */
+static void fb_probe_rq_requeue(void *data, struct request *rq)
+{
+	struct fb_disk *d = fb_rq_disk(rq);
+
+	if (!d || READ_ONCE(d->bio_based))
+		return;
+	fb_count(d, FB_STAT_FG_REQUEUES, 1);
+	if (blk_mq_request_started(rq))
+		fb_fg_done(d);
+	else
+		fb_count(d, FB_STAT_FG_REQUEUES_UNSTARTED, 1);
 }
 
 /**
@@ -377,9 +567,12 @@ struct fb_probe {
 };
 
 static struct fb_probe fb_probes[] = {
-	{ .name = "block_rq_issue", .probe = fb_probe_issue },
-	{ .name = "block_rq_complete", .probe = fb_probe_complete },
-	{ .name = "block_rq_requeue", .probe = fb_probe_requeue },
+	{ .name = "block_bio_queue", .probe = fb_probe_bio_queue },
+	{ .name = "block_split", .probe = fb_probe_split },
+	{ .name = "block_bio_complete", .probe = fb_probe_bio_complete },
+	{ .name = "block_rq_issue", .probe = fb_probe_rq_issue },
+	{ .name = "block_rq_complete", .probe = fb_probe_rq_complete },
+	{ .name = "block_rq_requeue", .probe = fb_probe_rq_requeue },
 };
 
 static void fb_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -449,17 +642,30 @@ static void fb_io_done_work(struct work_struct *work)
 	kfree(io);
 }
 
+/* EWMA with weight 1/8; races between completions only blur it. */
+static void fb_ewma_add(atomic64_t *avg, u64 sample)
+{
+	u64 a = atomic64_read(avg);
+
+	atomic64_set(avg, a ? a - a / 8 + sample / 8 : sample);
+}
+
 /* The last bio of @io's block has completed: account it, call back. */
 static void fb_io_complete(struct fb_io *io)
 {
 	struct fb_disk *d = io->task->disk;
 	u64 svc = ktime_get_ns() - io->submit_ns;
-	u64 avg = atomic64_read(&d->service_ns);
 
 	if (is_vmalloc_addr(io->buf) && !op_is_write(io->task->op))
 		invalidate_kernel_vmap_range(io->buf, io->task->blksize);
-	/* EWMA with weight 1/8; races between completions only blur it. */
-	atomic64_set(&d->service_ns, avg ? avg - avg / 8 + svc / 8 : svc);
+	/*
+	 * Submission to completion includes waiting behind the sibling block
+	 * and behind foreground I/O: only a block that ran alone measures
+	 * the service time the window is chosen with.
+	 */
+	fb_ewma_add(&d->service_any_ns, svc);
+	if (io->alone && atomic_read(&d->fg_arrivals) == io->fg_arrivals)
+		fb_ewma_add(&d->service_ns, svc);
 	if (io->idle)
 		fb_count(d, FB_STAT_IDLE_TIME_NS, svc);
 	atomic_dec(&d->bg_inflight);
@@ -529,14 +735,22 @@ static u32 fb_piece_bytes(struct block_device *bdev, u32 blksize, u64 start)
 /*
  * Submit block @lbn of @t into @buf, as one bio per piece; a piece that
  * cannot be built ends the block with -EINVAL after those already sent.
+ * Idle blocks carry the idle class. A block a floor forces onto a busy disk,
+ * or a promoted one, carries best-effort: the idle class is served only
+ * when nothing else is queued (BFQ: about every 200 ms under load;
+ * smartio and mq-deadline: after best-effort), which would void the
+ * floor's guarantee. Floor blocks get the lowest best-effort level.
  */
-static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
+static void fb_submit(struct fb_task *t, u64 lbn, void *buf,
+		      enum fb_reason why)
 {
 	u32 piece = fb_piece_bytes(t->bdev, t->blksize, t->start);
 	unsigned int nr_pieces = t->blksize / piece, i;
-	u16 prio = t->promoted ? IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4) :
-				 IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
+	u16 prio = why == FB_IDLE ? IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0) :
+		   why == FB_FLOOR ? IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7) :
+				     IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4);
 	sector_t sector = (t->start + lbn * t->blksize) >> SECTOR_SHIFT;
+	struct fb_disk *d = t->disk;
 	struct fb_io *io;
 	struct bio *bio;
 
@@ -545,13 +759,15 @@ static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
 	io->task = t;
 	io->lbn = lbn;
 	io->buf = buf;
-	io->idle = idle;
+	io->idle = why == FB_IDLE;
+	io->alone = atomic_inc_return(&d->bg_inflight) == 1;
+	io->fg_arrivals = atomic_read(&d->fg_arrivals);
 	/* one per piece, and fb_submit()'s own until every piece is sent */
 	atomic_set(&io->pieces, nr_pieces + 1);
 	if (is_vmalloc_addr(buf) && op_is_write(t->op))
 		flush_kernel_vmap_range(buf, t->blksize);
 	io->submit_ns = ktime_get_ns();
-	fb_count(t->disk, FB_STAT_BG_BIOS, nr_pieces);
+	fb_count(d, FB_STAT_BG_BIOS, nr_pieces);
 	for (i = 0; i < nr_pieces; i++) {
 		void *p = buf + i * piece;
 
@@ -574,13 +790,31 @@ static void fb_submit(struct fb_task *t, u64 lbn, void *buf, bool idle)
 	fb_io_put_pieces(io, 1);
 }
 
-enum fb_reason { FB_NOT_NOW, FB_IDLE, FB_FLOOR, FB_PROMOTED };
+/* ns one block takes at @kbps KiB/s. */
+static u64 fb_block_ns(u32 blksize, u32 kbps)
+{
+	/* div64_u64: kbps * 1024 may not fit the u32 divisor of div_u64() */
+	return div64_u64((u64)blksize * NSEC_PER_SEC, (u64)kbps * 1024);
+}
+
+/**
+ * struct fb_disk_gate - what the disk itself allows now, for every task
+ * @idle: no foreground in flight and the idle window has passed
+ * @floor_due: the disk's floor forces a block even on a busy disk
+ * @ceiling_ok: the disk's ceiling allows a block (promoted ones pass)
+ */
+struct fb_disk_gate {
+	bool idle;
+	bool floor_due;
+	bool ceiling_ok;
+};
 
 /*
  * Caller holds d->lock. Whether @t may issue now and why; else lower
  * *@wake_ns to when it might.
  */
-static enum fb_reason fb_task_reason(struct fb_task *t, u64 now, bool idle,
+static enum fb_reason fb_task_reason(struct fb_task *t, u64 now,
+				     const struct fb_disk_gate *g,
 				     u64 *wake_ns)
 {
 	if (t->state != FB_TASK_ACTIVE || (t->next >= t->nblocks && !t->held))
@@ -595,21 +829,16 @@ static enum fb_reason fb_task_reason(struct fb_task *t, u64 now, bool idle,
 	}
 	if (t->promoted)
 		return FB_PROMOTED;
-	if (idle)
+	if (!g->ceiling_ok)
+		return FB_NOT_NOW;	/* the caller wakes at the disk's slot */
+	if (g->idle)
 		return FB_IDLE;
 	if (t->floor_kbps) {
 		if (t->floor_due_ns <= now)
 			return FB_FLOOR;
 		*wake_ns = min(*wake_ns, t->floor_due_ns);
 	}
-	return FB_NOT_NOW;
-}
-
-/* ns one block takes at @kbps KiB/s. */
-static u64 fb_block_ns(u32 blksize, u32 kbps)
-{
-	/* div64_u64: kbps * 1024 may not fit the u32 divisor of div_u64() */
-	return div64_u64((u64)blksize * NSEC_PER_SEC, (u64)kbps * 1024);
+	return g->floor_due ? FB_FLOOR : FB_NOT_NOW;
 }
 
 /* The last zero bit of @map in [@low, @bit], or U64_MAX when none. */
@@ -659,21 +888,43 @@ static u64 fb_spec_nearest(struct fb_task *t, u64 head)
  * @why: why it may go now
  * @floor_due_ns: the task's floor_due_ns before the claim
  * @ceil_next_ns: the task's ceil_next_ns before the claim
+ * @last_claim_ns: the task's last_claim_ns before the claim
+ * @disk_floor_due_ns: the disk's floor_due_ns before the claim
+ * @disk_ceil_next_ns: the disk's ceil_next_ns before the claim
+ * @disk_last_claim_ns: the disk's last_claim_ns before the claim
+ * @disk_last_claim_bytes: the disk's last_claim_bytes before the claim
  */
 struct fb_claim {
 	u64 lbn;
 	enum fb_reason why;
 	u64 floor_due_ns;
 	u64 ceil_next_ns;
+	u64 last_claim_ns;
+	u64 disk_floor_due_ns;
+	u64 disk_ceil_next_ns;
+	u64 disk_last_claim_ns;
+	u32 disk_last_claim_bytes;
 };
 
-/* Caller holds d->lock. Take @t's next block and charge its rate. */
-static void fb_task_claim(struct fb_task *t, u64 now, struct fb_claim *c)
+/*
+ * Caller holds d->lock. Take @t's next block for reason @why and charge
+ * the task's and the disk's rates.
+ */
+static void fb_task_claim(struct fb_task *t, u64 now, enum fb_reason why,
+			  struct fb_claim *c)
 {
 	struct fb_disk *d = t->disk;
+	u32 floor = fb_conf(d, FB_CONF_FLOOR_KBPS);
+	u32 ceiling = fb_conf(d, FB_CONF_CEILING_KBPS);
 
+	c->why = why;
 	c->floor_due_ns = t->floor_due_ns;
 	c->ceil_next_ns = t->ceil_next_ns;
+	c->last_claim_ns = t->last_claim_ns;
+	c->disk_floor_due_ns = d->floor_due_ns;
+	c->disk_ceil_next_ns = d->ceil_next_ns;
+	c->disk_last_claim_ns = d->last_claim_ns;
+	c->disk_last_claim_bytes = d->last_claim_bytes;
 	if (!t->spec) {
 		c->lbn = t->next++;
 	} else if (t->held) {
@@ -688,11 +939,19 @@ static void fb_task_claim(struct fb_task *t, u64 now, struct fb_claim *c)
 		t->low = find_next_zero_bit(t->issued, t->nblocks, t->low);
 	}
 	t->inflight++;
+	t->last_claim_ns = now;
 	if (t->floor_kbps)
 		t->floor_due_ns = now + fb_block_ns(t->blksize, t->floor_kbps);
 	if (t->ceiling_kbps)
 		t->ceil_next_ns = max(t->ceil_next_ns, now) +
 			fb_block_ns(t->blksize, t->ceiling_kbps);
+	d->last_claim_ns = now;
+	d->last_claim_bytes = t->blksize;
+	if (floor)
+		d->floor_due_ns = now + fb_block_ns(t->blksize, floor);
+	if (ceiling && why != FB_PROMOTED)
+		d->ceil_next_ns = max(d->ceil_next_ns, now) +
+			fb_block_ns(t->blksize, ceiling);
 }
 
 /*
@@ -703,6 +962,8 @@ static void fb_task_claim(struct fb_task *t, u64 now, struct fb_claim *c)
 static void fb_task_unclaim(struct fb_task *t, u64 now,
 			    const struct fb_claim *c)
 {
+	struct fb_disk *d = t->disk;
+
 	if (t->spec) {
 		t->held = true;
 		t->held_lbn = c->lbn;
@@ -712,7 +973,70 @@ static void fb_task_unclaim(struct fb_task *t, u64 now,
 	t->inflight--;
 	t->floor_due_ns = c->floor_due_ns;
 	t->ceil_next_ns = c->ceil_next_ns;
+	t->last_claim_ns = c->last_claim_ns;
+	d->floor_due_ns = c->disk_floor_due_ns;
+	d->ceil_next_ns = c->disk_ceil_next_ns;
+	d->last_claim_ns = c->disk_last_claim_ns;
+	d->last_claim_bytes = c->disk_last_claim_bytes;
 	t->stall_until_ns = now + FB_STALL_RETRY_NS;
+}
+
+/*
+ * The next slot of a rate after a change to @kbps: one block of @bytes
+ * after the last claim (@last_ns), not the slot the old rate had set, so
+ * a raised rate applies at once. 0: no limit, or no block yet.
+ */
+static u64 fb_rate_rebase(u64 last_ns, u32 bytes, u32 kbps)
+{
+	return kbps && last_ns ? last_ns + fb_block_ns(bytes, kbps) : 0;
+}
+
+/*
+ * Caller holds d->lock. The disk's floor and ceiling in effect now; a
+ * changed value (FREEBLOCK_CMD_SET_DISK or the module parameter) moves the
+ * disk's slots at once.
+ */
+static void fb_disk_rates(struct fb_disk *d, u32 *floor, u32 *ceiling)
+{
+	*floor = fb_conf(d, FB_CONF_FLOOR_KBPS);
+	*ceiling = fb_conf(d, FB_CONF_CEILING_KBPS);
+	if (*floor != d->floor_rate) {
+		d->floor_rate = *floor;
+		d->floor_due_ns = fb_rate_rebase(d->last_claim_ns,
+						 d->last_claim_bytes, *floor);
+	}
+	if (*ceiling != d->ceil_rate) {
+		d->ceil_rate = *ceiling;
+		d->ceil_next_ns = fb_rate_rebase(d->last_claim_ns,
+						 d->last_claim_bytes, *ceiling);
+	}
+}
+
+/*
+ * The watchdog: a foreground count that has not moved (no arrival, no
+ * completion) for stale_ms lost a completion we never saw (an I/O issued
+ * before we attached, a driver that remaps a bio in place to another
+ * disk): reset it, count it, say so. Else lower *@wake_ns to when it would
+ * be stale, so a count that sticks is found without any other event.
+ */
+static int fb_disk_watchdog(struct fb_disk *d, u64 now, u64 last_fg,
+			    u64 *wake_ns)
+{
+	u64 stale = (u64)fb_conf(d, FB_CONF_STALE_MS) * NSEC_PER_MSEC;
+	int fg = atomic_read(&d->fg_inflight);
+
+	if (!fg)
+		return 0;
+	if (now - last_fg < stale) {
+		*wake_ns = min(*wake_ns, last_fg + stale);
+		return fg;
+	}
+	atomic_set(&d->fg_inflight, 0);
+	atomic64_set(&d->idle_since_ns, now);
+	fb_count(d, FB_STAT_FG_STALE_RESETS, 1);
+	pr_warn_ratelimited("%s: foreground count %d did not move for %u ms: reset to 0\n",
+			    d->name, fg, fb_conf(d, FB_CONF_STALE_MS));
+	return 0;
 }
 
 /*
@@ -724,26 +1048,30 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, struct fb_claim *c,
 {
 	u64 last_fg = atomic64_read(&d->last_fg_ns);
 	u64 idle_at = last_fg + fb_idle_window_ns(d);
-	int fg = atomic_read(&d->fg_inflight);
 	enum fb_reason r, best = FB_NOT_NOW;
 	struct fb_task *t, *pick = NULL;
-	bool idle;
+	struct fb_disk_gate g;
+	u32 floor, ceiling;
+	int fg;
 
 	if (list_empty(&d->tasks))
 		return NULL;	/* nothing to wake up for */
-	if (fg && now - last_fg > FB_FG_STALE_NS) {
-		/* A completion we never saw (issued before we attached). */
-		atomic_set(&d->fg_inflight, 0);
-		fg = 0;
-	}
-	idle = !fg && now >= idle_at;
-	if (!fg && !idle)
+	fg = fb_disk_watchdog(d, now, last_fg, wake_ns);
+	g.idle = !fg && now >= idle_at;
+	if (!fg && !g.idle)
 		*wake_ns = min(*wake_ns, idle_at);
-	if (atomic_read(&d->bg_pending) >= READ_ONCE(fb_depth.val))
+	if (atomic_read(&d->bg_pending) >= fb_conf(d, FB_CONF_DEPTH))
 		return NULL;	/* a completion wakes us */
+	fb_disk_rates(d, &floor, &ceiling);
+	g.ceiling_ok = !ceiling || d->ceil_next_ns <= now;
+	if (!g.ceiling_ok)
+		*wake_ns = min(*wake_ns, d->ceil_next_ns);
+	g.floor_due = floor && d->floor_due_ns <= now;
+	if (floor && !g.floor_due && !g.idle)
+		*wake_ns = min(*wake_ns, d->floor_due_ns);
 
 	list_for_each_entry(t, &d->tasks, node) {
-		r = fb_task_reason(t, now, idle, wake_ns);
+		r = fb_task_reason(t, now, &g, wake_ns);
 		if (r > best) {
 			best = r;
 			pick = t;
@@ -751,8 +1079,7 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, struct fb_claim *c,
 	}
 	if (!pick)
 		return NULL;
-	fb_task_claim(pick, now, c);
-	c->why = best;
+	fb_task_claim(pick, now, best, c);
 	list_move_tail(&pick->node, &d->tasks);	/* round robin */
 	kref_get(&pick->ref);
 	atomic_inc(&d->bg_pending);
@@ -815,6 +1142,7 @@ static void fb_disk_work(struct work_struct *work)
 	u64 now, wake;
 	void *buf;
 
+	fb_disk_update_window(d);
 	for (;;) {
 		now = ktime_get_ns();
 		wake = U64_MAX;
@@ -838,11 +1166,10 @@ static void fb_disk_work(struct work_struct *work)
 		fb_count(d, c.why == FB_IDLE ? FB_STAT_BG_ISSUED_IDLE :
 			    c.why == FB_FLOOR ? FB_STAT_BG_ISSUED_FLOOR :
 						FB_STAT_BG_ISSUED_PROMOTED, 1);
-		atomic_inc(&d->bg_inflight);
 		atomic64_set(&d->head_sector, get_start_sect(t->bdev) +
 			     ((t->start + (c.lbn + 1) * t->blksize) >>
 			      SECTOR_SHIFT));
-		fb_submit(t, c.lbn, buf, c.why == FB_IDLE);
+		fb_submit(t, c.lbn, buf, c.why);
 		cond_resched();
 	}
 	if (wake != U64_MAX)
@@ -852,36 +1179,71 @@ static void fb_disk_work(struct work_struct *work)
 
 /* --- Disks --------------------------------------------------------------- */
 
-/* The record of @disk, created on first use. */
-static struct fb_disk *fb_disk_get(struct gendisk *disk)
+static unsigned int fb_nr_disks;	/* records, under fb_disks_lock */
+
+/* Caller holds fb_disks_lock. A new record, on the list only. */
+static struct fb_disk *fb_disk_alloc(const char *name)
 {
 	struct fb_disk *d;
 	int i;
 
-	mutex_lock(&fb_disks_lock);
-	d = xa_load(&fb_disk_xa, disk_devt(disk));
-	if (d)
-		goto out;
+	if (fb_nr_disks >= FREEBLOCK_DISKS_MAX)
+		return NULL;
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
-		goto out;
-	d->devt = disk_devt(disk);
-	strscpy(d->name, disk->disk_name, sizeof(d->name));
+		return NULL;
+	strscpy(d->name, name, sizeof(d->name));
+	for (i = 0; i < FB_CONF_NR; i++)
+		d->conf[i] = FREEBLOCK_INHERIT;
 	spin_lock_init(&d->lock);
 	spin_lock_init(&d->timer_lock);
+	spin_lock_init(&d->gap_lock);
 	INIT_LIST_HEAD(&d->tasks);
 	INIT_WORK(&d->work, fb_disk_work);
 	hrtimer_init(&d->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	d->timer.function = fb_disk_timer_fn;
 	atomic64_set(&d->last_fg_ns, ktime_get_ns());
-	for (i = 0; i < FB_NR_COUNTERS; i++)
-		atomic64_set(&d->stats[i], 0);
-	if (xa_err(xa_store(&fb_disk_xa, d->devt, d, GFP_KERNEL))) {
-		kfree(d);
-		d = NULL;
-		goto out;
-	}
+	atomic64_set(&d->window_ns,
+		     (u64)fb_conf(d, FB_CONF_IDLE_MAX_US) * NSEC_PER_USEC);
 	list_add_tail(&d->node, &fb_disks);
+	fb_nr_disks++;
+	return d;
+}
+
+/* Caller holds fb_disks_lock. The record named @name, or NULL. */
+static struct fb_disk *fb_disk_find_locked(const char *name)
+{
+	struct fb_disk *d;
+
+	list_for_each_entry(d, &fb_disks, node)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
+
+/*
+ * The record of @disk, created on first use; a record that settings made
+ * for the disk's name before freeblock met the disk is adopted.
+ */
+static struct fb_disk *fb_disk_get(struct gendisk *disk)
+{
+	struct fb_disk *d;
+
+	mutex_lock(&fb_disks_lock);
+	d = xa_load(&fb_disk_xa, disk_devt(disk));
+	if (d)
+		goto out;
+	d = fb_disk_find_locked(disk->disk_name);
+	if (!d || d->devt)
+		d = fb_disk_alloc(disk->disk_name);
+	if (!d)
+		goto out;
+	WRITE_ONCE(d->bio_based, !queue_is_mq(disk->queue));
+	d->devt = disk_devt(disk);
+	if (xa_err(xa_store(&fb_disk_xa, d->devt, d, GFP_KERNEL)))
+		d->devt = 0;	/* stays a settings record; the caller fails */
+	if (!d->devt)
+		d = NULL;
 out:
 	mutex_unlock(&fb_disks_lock);
 	return d;
@@ -891,23 +1253,120 @@ out:
  * fb_disk_find() - the record of a disk by name
  * @name: the disk's name as in /sys/block ("vdb")
  *
- * Records live until rmmod.
+ * Records live until rmmod. A disk that went away and came back under the
+ * same name has a record per dev_t: the first one is found.
  * Context: process.
- * Return: the record, or NULL when freeblock never had a task on it.
+ * Return: the record, or NULL when freeblock never had a task or a setting
+ * on a disk of that name.
  */
 struct fb_disk *fb_disk_find(const char *name)
 {
-	struct fb_disk *d, *found = NULL;
+	struct fb_disk *d;
 
 	mutex_lock(&fb_disks_lock);
-	list_for_each_entry(d, &fb_disks, node) {
-		if (!strcmp(d->name, name)) {
-			found = d;
-			break;
+	d = fb_disk_find_locked(name);
+	mutex_unlock(&fb_disks_lock);
+	return d;
+}
+
+/* A disk name as /sys/block shows one: printable, no '/', no space. */
+static bool fb_disk_name_ok(const char *name)
+{
+	size_t n = strnlen(name, DISK_NAME_LEN);
+
+	if (!n || n >= DISK_NAME_LEN || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	while (n--)
+		if (!isgraph(name[n]) || name[n] == '/')
+			return false;
+	return true;
+}
+
+/**
+ * fb_disk_set_conf() - set a disk's own tunables, all or none
+ * @name: the disk's name as in /sys/block; a disk freeblock has no record
+ *	of gets one, which its first task adopts
+ * @val: FB_CONF_NR values: each a number in the range of the module
+ *	parameter of the same name, or FREEBLOCK_INHERIT
+ * @set: FB_CONF_NR flags: which of @val to apply
+ * @bad: on -EINVAL, the enum fb_conf_id of the bad value, FB_CONF_NR for a
+ *	floor above the ceiling, -1 for a bad name
+ *
+ * A changed floor or ceiling applies at once (the issuer rebases its slot
+ * on the last block). Caller checks the permission (CAP_SYS_ADMIN).
+ * Context: process, may sleep; takes fb_disks_lock.
+ * Return: 0, -EINVAL, -ENOSPC (FREEBLOCK_DISKS_MAX records), -ENOMEM.
+ */
+int fb_disk_set_conf(const char *name, const u32 *val, const bool *set,
+		     int *bad)
+{
+	u32 conf[FB_CONF_NR], floor, ceiling;
+	struct fb_disk *d;
+	int i, ret = 0;
+
+	*bad = -1;
+	if (!fb_disk_name_ok(name))
+		return -EINVAL;
+	for (i = 0; i < FB_CONF_NR; i++) {
+		const struct fb_uint_param *p = fb_conf_params[i];
+
+		if (set[i] && val[i] != FREEBLOCK_INHERIT &&
+		    (val[i] < p->min || val[i] > p->max)) {
+			*bad = i;
+			return -EINVAL;
 		}
 	}
+	mutex_lock(&fb_disks_lock);
+	d = fb_disk_find_locked(name);
+	for (i = 0; i < FB_CONF_NR; i++)
+		conf[i] = set[i] ? val[i] : d ? d->conf[i] : FREEBLOCK_INHERIT;
+	floor = conf[FB_CONF_FLOOR_KBPS] != FREEBLOCK_INHERIT ?
+		conf[FB_CONF_FLOOR_KBPS] : READ_ONCE(fb_floor_kbps.val);
+	ceiling = conf[FB_CONF_CEILING_KBPS] != FREEBLOCK_INHERIT ?
+		  conf[FB_CONF_CEILING_KBPS] : READ_ONCE(fb_ceiling_kbps.val);
+	if (floor && ceiling && floor > ceiling) {
+		*bad = FB_CONF_NR;
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!d)
+		d = fb_disk_alloc(name);
+	if (!d) {
+		ret = fb_nr_disks >= FREEBLOCK_DISKS_MAX ? -ENOSPC : -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < FB_CONF_NR; i++)
+		WRITE_ONCE(d->conf[i], conf[i]);
+	if (d->devt)
+		queue_work(fb_wq, &d->work);
+out:
 	mutex_unlock(&fb_disks_lock);
-	return found;
+	return ret;
+}
+
+/**
+ * fb_disk_inject_fg() - test hook: foreground I/O that never completes
+ * @name: the disk's name
+ * @n: I/Os to add to the disk's foreground count
+ *
+ * As if @n completions were lost: the watchdog has to find the count
+ * stuck (stale_ms) and reset it. Reached only through debugfs (root).
+ * Context: process.
+ * Return: 0, or -ENODEV when freeblock has no record of the disk.
+ */
+int fb_disk_inject_fg(const char *name, unsigned int n)
+{
+	struct fb_disk *d = fb_disk_find(name);
+
+	if (!d)
+		return -ENODEV;
+	atomic64_set(&d->idle_since_ns, 0);
+	atomic64_set(&d->last_fg_ns, ktime_get_ns());
+	atomic_add(n, &d->fg_inflight);
+	if (d->devt)
+		queue_work(fb_wq, &d->work);
+	return 0;
 }
 
 /**
@@ -958,12 +1417,25 @@ static const char *const fb_stat_names[FB_NR_STATS] = {
 	[FB_STAT_ABORTS] = "aborts",
 	[FB_STAT_BG_BIOS] = "bg_bios",
 	[FB_STAT_BG_ISSUED_ANY_ORDER] = "bg_issued_any_order",
+	[FB_STAT_FG_REQUEUES] = "fg_requeues",
+	[FB_STAT_FG_REQUEUES_UNSTARTED] = "fg_requeues_unstarted",
+	[FB_STAT_FG_STALE_RESETS] = "fg_stale_resets",
+	[FB_STAT_FG_GAPS] = "fg_gaps",
 	[FB_STAT_TASKS_ACTIVE] = "tasks_active",
 	[FB_STAT_BG_INFLIGHT] = "bg_inflight",
 	[FB_STAT_FG_INFLIGHT] = "fg_inflight",
 	[FB_STAT_IDLE_WINDOW_US] = "idle_window_us",
 	[FB_STAT_SERVICE_NS] = "service_ns",
+	[FB_STAT_CONF_FIRST + FB_CONF_DEPTH] = "conf_depth",
+	[FB_STAT_CONF_FIRST + FB_CONF_IDLE_MIN_US] = "conf_idle_min_us",
+	[FB_STAT_CONF_FIRST + FB_CONF_IDLE_MAX_US] = "conf_idle_max_us",
+	[FB_STAT_CONF_FIRST + FB_CONF_COLLIDE_PCT] = "conf_collide_pct",
+	[FB_STAT_CONF_FIRST + FB_CONF_FLOOR_KBPS] = "conf_floor_kbps",
+	[FB_STAT_CONF_FIRST + FB_CONF_CEILING_KBPS] = "conf_ceiling_kbps",
+	[FB_STAT_CONF_FIRST + FB_CONF_STALE_MS] = "conf_stale_ms",
 };
+
+static_assert(FB_STAT_CONF_FIRST + FB_CONF_NR == FB_NR_STATS);
 
 /**
  * fb_disk_collect_stats() - a snapshot of a disk's counters
@@ -984,7 +1456,9 @@ unsigned int fb_disk_collect_stats(struct fb_disk *d, struct mobio_stat *st)
 	st[FB_STAT_FG_INFLIGHT].value = atomic_read(&d->fg_inflight);
 	st[FB_STAT_IDLE_WINDOW_US].value = div_u64(fb_idle_window_ns(d),
 						   NSEC_PER_USEC);
-	st[FB_STAT_SERVICE_NS].value = atomic64_read(&d->service_ns);
+	st[FB_STAT_SERVICE_NS].value = fb_service_ns(d);
+	for (i = 0; i < FB_CONF_NR; i++)
+		st[FB_STAT_CONF_FIRST + i].value = fb_conf(d, i);
 	for (i = 0; i < FB_NR_STATS; i++)
 		st[i].name = fb_stat_names[i];
 	return FB_NR_STATS;
@@ -1294,6 +1768,9 @@ EXPORT_SYMBOL_GPL(fb_promote);
  * @id: the task
  * @rate: the new limits (0: none)
  *
+ * Applies at once: the next block's time is one block at the new rate
+ * after the task's last block (a raised ceiling does not wait out the
+ * slot the old one had set).
  * Context: process or softirq, not hardirq, as for fb_abort(); does not
  * sleep.
  * Return: 0, -EINVAL (floor above ceiling), -ENOENT (no such task).
@@ -1311,6 +1788,12 @@ int fb_set_rate(int id, const struct fb_rate *rate)
 	spin_lock_bh(&t->disk->lock);
 	t->floor_kbps = rate->floor_kbps;
 	t->ceiling_kbps = rate->ceiling_kbps;
+	/* from the last block, not from the slot the old rate had set */
+	t->ceil_next_ns = fb_rate_rebase(t->last_claim_ns, t->blksize,
+					 t->ceiling_kbps);
+	if (t->floor_kbps)
+		t->floor_due_ns = (t->last_claim_ns ?: ktime_get_ns()) +
+				  fb_block_ns(t->blksize, t->floor_kbps);
 	spin_unlock_bh(&t->disk->lock);
 	queue_work(fb_wq, &t->disk->work);
 	fb_task_put(t);
@@ -1370,8 +1853,10 @@ static void fb_disks_free(void)
 		cancel_work_sync(&d->work);
 		hrtimer_cancel(&d->timer);
 		cancel_work_sync(&d->work);
-		xa_erase(&fb_disk_xa, d->devt);
+		if (d->devt)
+			xa_erase(&fb_disk_xa, d->devt);
 		list_del(&d->node);
+		fb_nr_disks--;
 		kfree(d);
 	}
 }

@@ -9,7 +9,11 @@
  * 1. The "freeblock" generic netlink family (conventions: <linux/mobio.h>).
  *    FREEBLOCK_CMD_GET_STATS with MOBIO_A_DEV_NAME (a disk as in /sys/block,
  *    "vdb") answers with MOBIO_A_DEV_NAME and MOBIO_A_STATS; -ENODEV when
- *    freeblock never had a task on that disk. Any user may read counters.
+ *    freeblock has no record of that disk. Any user may read counters.
+ *    FREEBLOCK_CMD_SET_DISK (CAP_SYS_ADMIN) sets a disk's own tunables
+ *    (FREEBLOCK_A_*), which then no longer follow the module parameters;
+ *    it may name a disk freeblock has had no task on yet: the settings
+ *    wait for it.
  *
  * 2. /dev/freeblock, for one background task per open file:
  *    FB_IOC_SCRUB registers a read task on a block device the caller opened
@@ -43,11 +47,14 @@
  *   blocks_failed       background blocks completed with an error
  *   bytes_done          bytes of the completed blocks
  *   idle_time_ns        device time used by blocks issued in idle time
- *   fg_requests         foreground requests seen (issued) on the disk
- *   fg_delayed          foreground requests issued while a background
- *                       request was in flight (could have waited for it)
+ *   fg_requests         foreground I/Os seen on the disk: bios submitted to
+ *                       a bio-based (stacked: dm, md) disk, requests
+ *                       issued on a blk-mq disk
+ *   fg_delayed          foreground I/Os that arrived while a background
+ *                       block was in flight (could have waited for it)
  *   bg_issued_idle      background blocks issued because the disk was idle
- *   bg_issued_floor     background blocks issued by a task's rate floor
+ *   bg_issued_floor     background blocks issued by a task's or the disk's
+ *                       rate floor while the disk was busy
  *   bg_issued_promoted  background blocks issued for promoted tasks
  *   promotions          fb_promote() calls that promoted a task
  *   aborts              tasks aborted (fb_abort, close, rmmod, removal)
@@ -55,10 +62,23 @@
  *                       request of the device is several bios
  *   bg_issued_any_order blocks of speculative tasks issued out of ascending
  *                       order (not the task's lowest unissued block)
+ *   fg_requeues         foreground requests requeued (blk-mq disks)
+ *   fg_requeues_unstarted  of those, requests the driver turned away
+ *                       before starting them: they were never in flight
+ *   fg_stale_resets     times the watchdog found the foreground count
+ *                       stuck (no foreground completion or arrival for
+ *                       stale_ms) and reset it to 0
+ *   fg_gaps             idle gaps (last foreground completion to the next
+ *                       arrival) entered in the idle-window histogram
  *   bg_inflight         background blocks in flight now
- *   fg_inflight         foreground requests in flight now (as seen)
- *   idle_window_us      the idle window now (adapts to service time)
- *   service_ns          mean background service time (EWMA)
+ *   fg_inflight         foreground I/Os in flight now (as seen)
+ *   idle_window_us      the idle window now (from the gap histogram)
+ *   service_ns          mean background service time (EWMA of blocks that
+ *                       ran alone: no other block, no foreground arrival)
+ *   conf_depth, conf_idle_min_us, conf_idle_max_us, conf_collide_pct,
+ *   conf_floor_kbps, conf_ceiling_kbps, conf_stale_ms
+ *                       the disk's tunables in effect (its own, or the
+ *                       module parameters)
  */
 #ifndef _UAPI_LINUX_FREEBLOCK_H
 #define _UAPI_LINUX_FREEBLOCK_H
@@ -76,27 +96,60 @@
  * @FREEBLOCK_CMD_GET_STATS: counters of one disk; request: MOBIO_A_DEV_NAME;
  *	reply: MOBIO_A_DEV_NAME, MOBIO_A_STATS. -ENODEV when freeblock has no
  *	record of the disk.
+ * @FREEBLOCK_CMD_SET_DISK: set tunables of one disk (CAP_SYS_ADMIN);
+ *	request: MOBIO_A_DEV_NAME and at least one FREEBLOCK_A_* tunable, a
+ *	u32 each; FREEBLOCK_INHERIT makes one follow its module parameter
+ *	again. All or nothing: -EINVAL (with an extack message naming the
+ *	attribute) for a value out of range or floor above ceiling, -ENOSPC
+ *	when FREEBLOCK_DISKS_MAX disks have records. No reply payload.
  * @__FREEBLOCK_CMD_MAX: one past the last command
  * @FREEBLOCK_CMD_MAX: the last command
  */
 enum freeblock_cmd {
 	FREEBLOCK_CMD_UNSPEC,
 	FREEBLOCK_CMD_GET_STATS = MOBIO_CMD_GET_STATS,
+	FREEBLOCK_CMD_SET_DISK,
 	__FREEBLOCK_CMD_MAX,
 	FREEBLOCK_CMD_MAX = __FREEBLOCK_CMD_MAX - 1,
 };
 
 /**
- * enum freeblock_attr - attributes of the "freeblock" family: only the
- * common ones of enum mobio_common_attr so far; its own start at
- * MOBIO_A_FAMILY_BASE.
+ * enum freeblock_attr - attributes of the "freeblock" family; the common
+ * ones of enum mobio_common_attr, and its own from MOBIO_A_FAMILY_BASE:
+ * the per-disk tunables of FREEBLOCK_CMD_SET_DISK, u32 each, named and
+ * ranged as the module parameters of the same name
+ * (/sys/module/freeblock/parameters/)
+ * @FREEBLOCK_A_DEPTH: background blocks in flight, at most (1-64)
+ * @FREEBLOCK_A_IDLE_MIN_US: shortest idle window, us
+ * @FREEBLOCK_A_IDLE_MAX_US: longest idle window, us
+ * @FREEBLOCK_A_COLLIDE_PCT: collision budget of the idle window, % (0-100)
+ * @FREEBLOCK_A_FLOOR_KBPS: the disk's background rate floor, KiB/s, as
+ *	md's sync_speed_min: blocks go even on a busy disk when the disk's
+ *	background fell below it; 0: strict idle-only (tasks' own floors
+ *	still apply)
+ * @FREEBLOCK_A_CEILING_KBPS: the disk's background rate ceiling, KiB/s,
+ *	as md's sync_speed_max (0: none); promoted tasks are not held by it
+ * @FREEBLOCK_A_STALE_MS: a foreground count that has not moved for this
+ *	long is reset by the watchdog (100-600000 ms)
  * @__FREEBLOCK_A_MAX: one past the last attribute
  * @FREEBLOCK_A_MAX: the last attribute
  */
 enum freeblock_attr {
-	__FREEBLOCK_A_MAX = MOBIO_A_FAMILY_BASE,
+	FREEBLOCK_A_DEPTH = MOBIO_A_FAMILY_BASE,
+	FREEBLOCK_A_IDLE_MIN_US,
+	FREEBLOCK_A_IDLE_MAX_US,
+	FREEBLOCK_A_COLLIDE_PCT,
+	FREEBLOCK_A_FLOOR_KBPS,
+	FREEBLOCK_A_CEILING_KBPS,
+	FREEBLOCK_A_STALE_MS,
+	__FREEBLOCK_A_MAX,
 	FREEBLOCK_A_MAX = __FREEBLOCK_A_MAX - 1,
 };
+
+/* A FREEBLOCK_A_* value: follow the module parameter again. */
+#define FREEBLOCK_INHERIT	0xffffffffU
+/* Disks freeblock keeps records of (with tasks or settings), at most. */
+#define FREEBLOCK_DISKS_MAX	256U
 
 /* --- /dev/freeblock ------------------------------------------------------ */
 
@@ -242,5 +295,26 @@ struct fb_fill {
  * no free slot (consume descriptors first); EFAULT.
  */
 #define FB_IOC_FILL	_IOW(FB_IOC_MAGIC, 6, struct fb_fill)
+
+/**
+ * struct fb_rate_req - FB_IOC_SET_RATE: change the file's task's rate
+ * @floor_kbps: in, the new rate floor, KiB/s (0: none)
+ * @ceiling_kbps: in, the new rate ceiling, KiB/s (0: none); at least
+ *	@floor_kbps when both are set
+ * @flags: in, must be 0
+ * @__pad: must be 0
+ *
+ * Takes effect at once: the next block's time is counted from the last
+ * block issued at the new rate, not from the slot the old rate had set.
+ * EINVAL: no task, floor above ceiling, flags; ENOENT: the task has ended.
+ */
+struct fb_rate_req {
+	__u32 floor_kbps;
+	__u32 ceiling_kbps;
+	__u32 flags;
+	__u32 __pad;
+};
+
+#define FB_IOC_SET_RATE	_IOW(FB_IOC_MAGIC, 7, struct fb_rate_req)
 
 #endif /* _UAPI_LINUX_FREEBLOCK_H */

@@ -48,7 +48,7 @@ echo 2000 >$P/idle_min_us
 # --- counters before any task -------------------------------------------------
 out=$(mobioctl fb stats "$dev" 2>&1)
 check_eq stats_unknown_disk_exit 1 $?
-check_eq stats_unknown_disk_says_why 1 "$(echo "$out" | grep -c 'no task on a disk of that name')"
+check_eq stats_unknown_disk_says_why 1 "$(echo "$out" | grep -c 'no task or setting on a disk of that name')"
 
 # --- idle: the whole disk -----------------------------------------------------
 out=$(fbtest scrub "$DISK_data" --bs 65536 --slots 16 --seed $SEED)
