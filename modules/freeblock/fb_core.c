@@ -92,11 +92,16 @@ static struct fb_uint_param fb_idle_max_us = {
 module_param_cb(idle_max_us, &fb_uint_ops, &fb_idle_max_us, 0644);
 MODULE_PARM_DESC(idle_max_us, "idle window, longest, us (10-10000000, default 50000)");
 
-/* A collision delays one foreground I/O by at most one block's service. */
+/*
+ * Each foreground arrival that meets a background block waits up to one
+ * block's service time: 2% of them at half a service time each is about the
+ * 1% mean impact Freeblock promises, where the foreground's own service
+ * time is the block's.
+ */
 static struct fb_uint_param fb_collide_pct = {
-	.val = 5, .min = 0, .max = 100 };
+	.val = 2, .min = 0, .max = 100 };
 module_param_cb(collide_pct, &fb_uint_ops, &fb_collide_pct, 0644);
-MODULE_PARM_DESC(collide_pct, "idle window: the shortest whose gaps end within one background service time at most this often, % (0-100, default 5)");
+MODULE_PARM_DESC(collide_pct, "idle window: the shortest that at most this share of the foreground's recent idle gaps outlast, so of its arrivals can meet a background block, % (0-100, default 2)");
 
 static struct fb_uint_param fb_floor_kbps = {
 	.val = 0, .min = 0, .max = 0x7fffffff };
@@ -297,13 +302,31 @@ static u64 fb_service_ns(struct fb_disk *d)
 	return alone ? alone : atomic64_read(&d->service_any_ns);
 }
 
-/* The window follows the service time and tunables at least this often. */
+/*
+ * Whether one more block issued now completes before the current gap's
+ * horizon (fb_idle.h): behind the blocks in flight, each taken as twice
+ * the service time measured alone, so a slow one does not meet the
+ * foreground's return. No measured service time yet: no.
+ */
+static bool fb_gap_start_fits(struct fb_disk *d, u64 now)
+{
+	u64 since = atomic64_read(&d->idle_since_ns);
+	u64 horizon = atomic64_read(&d->horizon_ns);
+	u64 guard = 2 * fb_service_ns(d);
+
+	if (!since || !horizon || !guard)
+		return false;
+	return now + (atomic_read(&d->bg_inflight) + 1) * guard <=
+	       since + horizon;
+}
+
+/* The window follows the tunables at least this often. */
 #define FB_WINDOW_REFRESH_NS	(50ULL * NSEC_PER_MSEC)
 
 /*
- * Choose @d's idle window again from its recent gaps (fb_idle.h), the
- * service time and its tunables, when a gap came in since the last time
- * or FB_WINDOW_REFRESH_NS passed. Issuer only (process context).
+ * Choose @d's idle window and horizon again from its recent gaps
+ * (fb_idle.h) and its tunables, when a gap came in since the last time or FB_WINDOW_REFRESH_NS
+ * passed. Issuer only (process context).
  */
 static void fb_disk_update_window(struct fb_disk *d)
 {
@@ -321,12 +344,14 @@ static void fb_disk_update_window(struct fb_disk *d)
 	spin_lock_irqsave(&d->gap_lock, flags);
 	*gaps = d->gaps;
 	spin_unlock_irqrestore(&d->gap_lock, flags);
-	w = fb_idle_window_us_of(gaps, div_u64(fb_service_ns(d), NSEC_PER_USEC),
-				 fb_conf(d, FB_CONF_COLLIDE_PCT),
+	w = fb_idle_window_us_of(gaps, fb_conf(d, FB_CONF_COLLIDE_PCT),
 				 fb_conf(d, FB_CONF_IDLE_MIN_US),
 				 fb_conf(d, FB_CONF_IDLE_MAX_US));
-	kfree(gaps);
 	atomic64_set(&d->window_ns, w * NSEC_PER_USEC);
+	/* sorts the copy */
+	w = fb_idle_horizon_us_of(gaps, fb_conf(d, FB_CONF_COLLIDE_PCT));
+	atomic64_set(&d->horizon_ns, w * NSEC_PER_USEC);
+	kfree(gaps);
 	d->window_gaps = nr_gaps;
 	d->window_at_ns = now;
 }
@@ -464,8 +489,11 @@ static void fb_fg_done(struct fb_disk *d)
 	atomic64_set(&d->last_fg_ns, now);
 	if (atomic_dec_if_positive(&d->fg_inflight) == 0) {
 		atomic64_set(&d->idle_since_ns, now);
-		if (READ_ONCE(d->nr_tasks))
-			fb_disk_arm(d, now + fb_idle_window_ns(d));
+		if (!READ_ONCE(d->nr_tasks))
+			return;
+		/* the issuer at once if a block fits at the gap's start */
+		fb_disk_arm(d, fb_gap_start_fits(d, now) ? now :
+			    now + fb_idle_window_ns(d));
 	}
 }
 
@@ -481,7 +509,7 @@ static void fb_probe_bio_queue(void *data, struct bio *bio)
 	 * a flush has none and does not move the head.
 	 */
 	fb_fg_arrival(d, bio_sectors(bio) ? bio_end_sector(bio) : 0);
-	if (!READ_ONCE(d->bio_based))
+	if (queue_is_mq(bio->bi_bdev->bd_disk->queue))
 		return;		/* counted as a request, from its issue */
 	atomic_inc(&d->fg_inflight);
 	fb_count(d, FB_STAT_FG_REQUESTS, 1);
@@ -497,7 +525,7 @@ static void fb_probe_split(void *data, struct bio *bio,
 {
 	struct fb_disk *d = fb_bio_disk(bio);
 
-	if (d && READ_ONCE(d->bio_based))
+	if (d && !queue_is_mq(bio->bi_bdev->bd_disk->queue))
 		atomic_inc(&d->fg_inflight);
 }
 
@@ -507,7 +535,7 @@ static void fb_probe_bio_complete(void *data, struct request_queue *q,
 {
 	struct fb_disk *d = fb_bio_disk(bio);
 
-	if (d && READ_ONCE(d->bio_based))
+	if (d && !queue_is_mq(bio->bi_bdev->bd_disk->queue))
 		fb_fg_done(d);
 }
 
@@ -515,7 +543,7 @@ static void fb_probe_rq_issue(void *data, struct request *rq)
 {
 	struct fb_disk *d = fb_rq_disk(rq);
 
-	if (!d || READ_ONCE(d->bio_based))
+	if (!d)
 		return;
 	atomic_inc(&d->fg_inflight);
 	atomic64_set(&d->last_fg_ns, ktime_get_ns());
@@ -531,8 +559,7 @@ static void fb_probe_rq_complete(void *data, struct request *rq,
 	 * A partial completion is called again for the rest; a request that
 	 * fails before the driver started it was never issued.
 	 */
-	if (d && !READ_ONCE(d->bio_based) && nr_bytes >= blk_rq_bytes(rq) &&
-	    blk_mq_request_started(rq))
+	if (d && nr_bytes >= blk_rq_bytes(rq) && blk_mq_request_started(rq))
 		fb_fg_done(d);
 }
 
@@ -545,7 +572,7 @@ static void fb_probe_rq_requeue(void *data, struct request *rq)
 {
 	struct fb_disk *d = fb_rq_disk(rq);
 
-	if (!d || READ_ONCE(d->bio_based))
+	if (!d)
 		return;
 	fb_count(d, FB_STAT_FG_REQUEUES, 1);
 	if (blk_mq_request_started(rq))
@@ -799,12 +826,15 @@ static u64 fb_block_ns(u32 blksize, u32 kbps)
 
 /**
  * struct fb_disk_gate - what the disk itself allows now, for every task
- * @idle: no foreground in flight and the idle window has passed
+ * @idle: no foreground in flight, and the idle window has passed or a
+ *	block fits before the horizon (@gap_start)
+ * @gap_start: a block issued now completes before the gap's horizon
  * @floor_due: the disk's floor forces a block even on a busy disk
  * @ceiling_ok: the disk's ceiling allows a block (promoted ones pass)
  */
 struct fb_disk_gate {
 	bool idle;
+	bool gap_start;
 	bool floor_due;
 	bool ceiling_ok;
 };
@@ -886,6 +916,7 @@ static u64 fb_spec_nearest(struct fb_task *t, u64 head)
  *	getbuffer has no buffer for it
  * @lbn: the block
  * @why: why it may go now
+ * @gap_start: idle, before the gap's horizon (not after the window)
  * @floor_due_ns: the task's floor_due_ns before the claim
  * @ceil_next_ns: the task's ceil_next_ns before the claim
  * @last_claim_ns: the task's last_claim_ns before the claim
@@ -897,6 +928,7 @@ static u64 fb_spec_nearest(struct fb_task *t, u64 head)
 struct fb_claim {
 	u64 lbn;
 	enum fb_reason why;
+	bool gap_start;
 	u64 floor_due_ns;
 	u64 ceil_next_ns;
 	u64 last_claim_ns;
@@ -1058,8 +1090,10 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, struct fb_claim *c,
 		return NULL;	/* nothing to wake up for */
 	fg = fb_disk_watchdog(d, now, last_fg, wake_ns);
 	g.idle = !fg && now >= idle_at;
-	if (!fg && !g.idle)
+	g.gap_start = !fg && !g.idle && fb_gap_start_fits(d, now);
+	if (!fg && !g.idle && !g.gap_start)
 		*wake_ns = min(*wake_ns, idle_at);
+	g.idle |= g.gap_start;
 	if (atomic_read(&d->bg_pending) >= fb_conf(d, FB_CONF_DEPTH))
 		return NULL;	/* a completion wakes us */
 	fb_disk_rates(d, &floor, &ceiling);
@@ -1080,6 +1114,7 @@ static struct fb_task *fb_pick(struct fb_disk *d, u64 now, struct fb_claim *c,
 	if (!pick)
 		return NULL;
 	fb_task_claim(pick, now, best, c);
+	c->gap_start = best == FB_IDLE && g.gap_start;
 	list_move_tail(&pick->node, &d->tasks);	/* round robin */
 	kref_get(&pick->ref);
 	atomic_inc(&d->bg_pending);
@@ -1163,6 +1198,8 @@ static void fb_disk_work(struct work_struct *work)
 			fb_task_put(t);
 			continue;
 		}
+		if (c.gap_start)
+			fb_count(d, FB_STAT_BG_ISSUED_GAP_START, 1);
 		fb_count(d, c.why == FB_IDLE ? FB_STAT_BG_ISSUED_IDLE :
 			    c.why == FB_FLOOR ? FB_STAT_BG_ISSUED_FLOOR :
 						FB_STAT_BG_ISSUED_PROMOTED, 1);
@@ -1238,7 +1275,6 @@ static struct fb_disk *fb_disk_get(struct gendisk *disk)
 		d = fb_disk_alloc(disk->disk_name);
 	if (!d)
 		goto out;
-	WRITE_ONCE(d->bio_based, !queue_is_mq(disk->queue));
 	d->devt = disk_devt(disk);
 	if (xa_err(xa_store(&fb_disk_xa, d->devt, d, GFP_KERNEL)))
 		d->devt = 0;	/* stays a settings record; the caller fails */
@@ -1267,6 +1303,24 @@ struct fb_disk *fb_disk_find(const char *name)
 	d = fb_disk_find_locked(name);
 	mutex_unlock(&fb_disks_lock);
 	return d;
+}
+
+/*
+ * Caller holds fb_disks_lock. A record made for a name: if a disk of that
+ * name is there now, its probes count from now on (the record is keyed by
+ * the node's dev_t; a partition's name gives a record no probe finds, as
+ * foreground counts on the whole disk).
+ */
+static void fb_disk_attach_by_name(struct fb_disk *d)
+{
+	char path[sizeof("/dev/") + DISK_NAME_LEN];
+	dev_t devt;
+
+	snprintf(path, sizeof(path), "/dev/%s", d->name);
+	if (lookup_bdev(path, &devt) || xa_load(&fb_disk_xa, devt))
+		return;
+	if (!xa_err(xa_store(&fb_disk_xa, devt, d, GFP_KERNEL)))
+		d->devt = devt;
 }
 
 /* A disk name as /sys/block shows one: printable, no '/', no space. */
@@ -1330,11 +1384,14 @@ int fb_disk_set_conf(const char *name, const u32 *val, const bool *set,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!d)
-		d = fb_disk_alloc(name);
 	if (!d) {
-		ret = fb_nr_disks >= FREEBLOCK_DISKS_MAX ? -ENOSPC : -ENOMEM;
-		goto out;
+		d = fb_disk_alloc(name);
+		if (!d) {
+			ret = fb_nr_disks >= FREEBLOCK_DISKS_MAX ? -ENOSPC :
+								  -ENOMEM;
+			goto out;
+		}
+		fb_disk_attach_by_name(d);
 	}
 	for (i = 0; i < FB_CONF_NR; i++)
 		WRITE_ONCE(d->conf[i], conf[i]);
@@ -1421,10 +1478,12 @@ static const char *const fb_stat_names[FB_NR_STATS] = {
 	[FB_STAT_FG_REQUEUES_UNSTARTED] = "fg_requeues_unstarted",
 	[FB_STAT_FG_STALE_RESETS] = "fg_stale_resets",
 	[FB_STAT_FG_GAPS] = "fg_gaps",
+	[FB_STAT_BG_ISSUED_GAP_START] = "bg_issued_gap_start",
 	[FB_STAT_TASKS_ACTIVE] = "tasks_active",
 	[FB_STAT_BG_INFLIGHT] = "bg_inflight",
 	[FB_STAT_FG_INFLIGHT] = "fg_inflight",
 	[FB_STAT_IDLE_WINDOW_US] = "idle_window_us",
+	[FB_STAT_IDLE_HORIZON_US] = "idle_horizon_us",
 	[FB_STAT_SERVICE_NS] = "service_ns",
 	[FB_STAT_CONF_FIRST + FB_CONF_DEPTH] = "conf_depth",
 	[FB_STAT_CONF_FIRST + FB_CONF_IDLE_MIN_US] = "conf_idle_min_us",
@@ -1456,6 +1515,8 @@ unsigned int fb_disk_collect_stats(struct fb_disk *d, struct mobio_stat *st)
 	st[FB_STAT_FG_INFLIGHT].value = atomic_read(&d->fg_inflight);
 	st[FB_STAT_IDLE_WINDOW_US].value = div_u64(fb_idle_window_ns(d),
 						   NSEC_PER_USEC);
+	st[FB_STAT_IDLE_HORIZON_US].value =
+		div_u64(atomic64_read(&d->horizon_ns), NSEC_PER_USEC);
 	st[FB_STAT_SERVICE_NS].value = fb_service_ns(d);
 	for (i = 0; i < FB_CONF_NR; i++)
 		st[FB_STAT_CONF_FIRST + i].value = fb_conf(d, i);

@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Freeblock: how long the disk must have been idle before a background
- * block is issued, as a pure function of the foreground's recent idle gaps.
+ * Freeblock: when in an idle gap background blocks may be issued, as pure
+ * functions of the foreground's recent idle gaps.
  *
- * The disk is idle when no foreground I/O is in flight and none arrived for
- * a window W after the last completion; a background block of service time
- * S is issued then. A foreground arrival during it waits for it: a
- * collision. Waiting W costs the part of every gap before W: with Poisson
- * arrivals at rate r the share of idle time left is about exp(-r W), so W
- * decides everything. Poisson gaps are memoryless, so a longer W buys no
- * fewer collisions; dependent I/O (a reader that thinks 20 us between
- * requests) makes most gaps short, and a W just above the think time avoids
- * nearly every collision. So W is chosen from the last FB_GAPS gaps, kept
- * exactly (a log2 histogram would misjudge the very bucket edges the
- * candidates sit on): the shortest candidate whose collision probability
- * P(gap <= W + S | gap > W) is within the budget, else the shortest one
- * that at least halves the collisions of the shortest usable window, else
- * that one.
+ * An idle gap runs from a foreground completion that leaves nothing in
+ * flight to the next foreground arrival. A background block in service when
+ * the gap ends makes that arrival wait (a collision: up to one service
+ * time). Two parts of a gap are safe to use, each bounded to half the
+ * collision budget (collide_pct % of the foreground's arrivals):
  *
- * Probabilities are in parts per 1024 (ppk). The host unit tests
+ * - the *end*, after a window W: blocks then go back to back until the
+ *   foreground returns, so every gap longer than W ends in a collision; W
+ *   is the shortest candidate that at most half the budget of the recent
+ *   gaps outlast, an upper quantile (fb_idle_window_us_of()). Dependent I/O
+ *   (a reader that thinks 20 us between requests) gets a W just above its
+ *   think time; Poisson arrivals at rate r get W = ln(200 / collide_pct) / r
+ *   and the last exp(-r W) of the idle time;
+ * - the *start*, up to a horizon T: a block that completes before T can
+ *   only collide in a gap shorter than T, and at most half the budget of the
+ *   recent gaps are (a lower quantile, fb_idle_horizon_us_of()). A periodic
+ *   foreground (a player reading every 20 ms) thus leaves all of each gap
+ *   but the last block's service time to the background, without a
+ *   collision.
+ *
+ * The gaps are kept exactly, the last FB_GAPS of them. The host unit tests
  * (tests/unit/test_fb_idle.c) build this header unchanged against
  * tests/unit/fb_host_shim.h.
  */
@@ -37,8 +42,6 @@
 #define FB_GAPS			256
 /* fewer gaps than this are not enough to judge: the window is max_us */
 #define FB_GAP_MIN_SAMPLES	16
-/* a candidate fewer gaps outlast than this is not judged (and not used) */
-#define FB_GAP_MIN_SURVIVORS	8
 
 /**
  * struct fb_gaps - the last FB_GAPS idle gaps of a disk's foreground
@@ -70,34 +73,21 @@ static inline void fb_gaps_add(struct fb_gaps *g, u64 gap_us)
 }
 
 /**
- * fb_gaps_collide_ppk() - how often a block issued after window @w_us
- *	meets a foreground arrival
+ * fb_gaps_longer() - how many of the gaps outlast a window
  * @g: the gaps
  * @w_us: the window, us
- * @service_us: a background block's service time, us
- * @survivors: out, the gaps longer than @w_us (the ones a block is issued
- *	in); may be NULL
  *
- * Context: any; touches nothing but @survivors.
- * Return: of the gaps longer than @w_us, the share that end within
- * @service_us after it, in ppk (0 when no gap is longer).
+ * Context: any; touches nothing.
+ * Return: the gaps longer than @w_us.
  */
-static inline u32 fb_gaps_collide_ppk(const struct fb_gaps *g, u64 w_us,
-				      u64 service_us, u32 *survivors)
+static inline u32 fb_gaps_longer(const struct fb_gaps *g, u64 w_us)
 {
-	u64 end = w_us + service_us < w_us ? U64_MAX : w_us + service_us;
-	u32 i, longer = 0, hit = 0;
+	u32 i, longer = 0;
 
-	for (i = 0; i < g->nr; i++) {
-		if (g->us[i] <= w_us)
-			continue;
-		longer++;
-		if (g->us[i] <= end)
-			hit++;
-	}
-	if (survivors)
-		*survivors = longer;
-	return longer ? (u32)(((u64)hit << 10) / longer) : 0;
+	for (i = 0; i < g->nr; i++)
+		if (g->us[i] > w_us)
+			longer++;
+	return longer;
 }
 
 /**
@@ -121,32 +111,32 @@ static inline u64 fb_idle_next_candidate(u64 w_us, u64 max_us)
 	return p > w_us && p < max_us ? p : max_us;
 }
 
+/* Half of @collide_pct % of @nr gaps, in gaps x 200 (integers only). */
+static inline u64 fb_idle_allowed_x200(u32 collide_pct, u32 nr)
+{
+	return (u64)min_t(u32, collide_pct, 100) * nr;
+}
+
 /**
- * fb_idle_window_us_of() - the idle window for the gaps seen
+ * fb_idle_window_us_of() - the window after which the rest of a gap is used
  * @g: the recent idle gaps
- * @service_us: a background block's service time, us
- * @collide_pct: the collision budget, % (0: none meets it; 100 or more:
- *	every usable window does)
+ * @collide_pct: the collision budget, % of the foreground's arrivals (this
+ *	part spends half of it); 0: no recent gap may outlast the window
  * @min_us: the shortest window, us
  * @max_us: the longest window, us (swapped with @min_us if smaller)
  *
- * Fewer than FB_GAP_MIN_SAMPLES gaps: @max_us. Of the candidates that at
- * least FB_GAP_MIN_SURVIVORS gaps outlast (none: @max_us), the shortest
- * whose collision probability is within @collide_pct; else the shortest
- * with at most half the probability of the first usable one (waiting
- * longer must buy something: with memoryless gaps it buys nothing); else
- * the first usable one.
+ * Candidates are @min_us, every power of two above it and @max_us; the
+ * window is the shortest candidate that at most @collide_pct / 2 % of the
+ * gaps outlast, or @max_us when none is or fewer than FB_GAP_MIN_SAMPLES
+ * gaps were seen.
  *
  * Context: any; touches nothing.
  * Return: the window, us, within [@min_us, @max_us].
  */
 static inline u64 fb_idle_window_us_of(const struct fb_gaps *g,
-				       u64 service_us, u32 collide_pct,
-				       u64 min_us, u64 max_us)
+				       u32 collide_pct, u64 min_us, u64 max_us)
 {
-	u32 budget = (u32)min_t(u32, collide_pct, 100) * 1024 / 100;
-	u32 p, first_p = 0, survivors;
-	u64 w, first = 0, halving = 0, tmp;
+	u64 allowed, w, tmp;
 
 	if (min_us > max_us) {
 		tmp = min_us;
@@ -155,24 +145,42 @@ static inline u64 fb_idle_window_us_of(const struct fb_gaps *g,
 	}
 	if (g->nr < FB_GAP_MIN_SAMPLES)
 		return max_us;
+	allowed = fb_idle_allowed_x200(collide_pct, g->nr);
 	for (w = min_us;; w = fb_idle_next_candidate(w, max_us)) {
-		p = fb_gaps_collide_ppk(g, w, service_us, &survivors);
-		if (survivors >= FB_GAP_MIN_SURVIVORS) {
-			if (p <= budget)
-				return w;
-			if (!first) {
-				first = w;
-				first_p = p;
-			} else if (!halving && p <= first_p / 2) {
-				halving = w;
-			}
-		}
-		if (w >= max_us)
-			break;
+		if ((u64)fb_gaps_longer(g, w) * 200 <= allowed || w >= max_us)
+			return w;
 	}
-	if (halving)
-		return halving;
-	return first ? first : max_us;
+}
+
+/**
+ * fb_idle_horizon_us_of() - how far into a gap blocks may run from its start
+ * @g: the recent idle gaps; its ring is reordered (sorted)
+ * @collide_pct: the collision budget, % of the foreground's arrivals (this
+ *	part spends half of it)
+ *
+ * A block that completes before the horizon T collides only in a gap
+ * shorter than T: T is the (k + 1)-th shortest recent gap, where k is the
+ * number of gaps half the budget allows to be shorter, so at most k are.
+ * The order of @g no longer matters once the caller has a copy for this.
+ *
+ * Context: any; sorts @g's ring in place (insertion sort: FB_GAPS is small).
+ * Return: the horizon, us; 0 when fewer than FB_GAP_MIN_SAMPLES gaps were
+ * seen (no block goes at a gap's start).
+ */
+static inline u64 fb_idle_horizon_us_of(struct fb_gaps *g, u32 collide_pct)
+{
+	u32 i, j, v, k;
+
+	if (g->nr < FB_GAP_MIN_SAMPLES)
+		return 0;
+	for (i = 1; i < g->nr; i++) {
+		v = g->us[i];
+		for (j = i; j && g->us[j - 1] > v; j--)
+			g->us[j] = g->us[j - 1];
+		g->us[j] = v;
+	}
+	k = (u32)(fb_idle_allowed_x200(collide_pct, g->nr) / 200);
+	return g->us[min_t(u32, k, g->nr - 1)];
 }
 
 #endif /* _FB_IDLE_H */

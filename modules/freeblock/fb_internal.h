@@ -38,12 +38,14 @@ enum fb_stat_id {
 	FB_STAT_FG_REQUEUES_UNSTARTED,
 	FB_STAT_FG_STALE_RESETS,
 	FB_STAT_FG_GAPS,
+	FB_STAT_BG_ISSUED_GAP_START,
 	FB_NR_COUNTERS,
 	/* gauges, computed when collected */
 	FB_STAT_TASKS_ACTIVE = FB_NR_COUNTERS,
 	FB_STAT_BG_INFLIGHT,
 	FB_STAT_FG_INFLIGHT,
 	FB_STAT_IDLE_WINDOW_US,
+	FB_STAT_IDLE_HORIZON_US,
 	FB_STAT_SERVICE_NS,
 	FB_STAT_CONF_FIRST,
 	FB_NR_STATS = FB_STAT_CONF_FIRST + 7,	/* one per enum fb_conf_id */
@@ -68,11 +70,9 @@ enum fb_conf_id {
  * struct fb_disk - freeblock's state for one disk (whole gendisk)
  * @node: in fb_disks, under fb_disks_lock
  * @devt: the disk's dev_t (key of fb_disk_xa); 0 for a record made by
- *	FREEBLOCK_CMD_SET_DISK before freeblock met the disk: its first
- *	task's disk of the same name adopts it
+ *	FREEBLOCK_CMD_SET_DISK for a name no disk had then: the first
+ *	task's disk of that name adopts it
  * @name: the disk's name, as in /sys/block
- * @bio_based: the disk has no request queue of its own (dm, md): its
- *	foreground is counted per bio, else per request
  * @conf: the disk's own tunables (enum fb_conf_id), FREEBLOCK_INHERIT for
  *	the module parameter; READ_ONCE, written under fb_disks_lock
  * @fg_inflight: foreground I/Os in flight (probes)
@@ -87,6 +87,8 @@ enum fb_conf_id {
  * @gap_lock: protects @gaps (taken in probes, any context)
  * @gaps: the foreground's recent idle gaps, us (fb_idle.h)
  * @window_ns: the idle window, recomputed from @gaps by the issuer
+ * @horizon_ns: how far into a gap blocks may run from its start (0:
+ *	none), recomputed with @window_ns
  * @window_gaps: FB_STAT_FG_GAPS when @window_ns was computed (issuer)
  * @window_at_ns: when @window_ns was computed (issuer)
  * @bg_inflight: background blocks submitted and not completed (a block
@@ -120,7 +122,6 @@ struct fb_disk {
 	struct list_head node;
 	dev_t devt;
 	char name[DISK_NAME_LEN];
-	bool bio_based;
 	u32 conf[FB_CONF_NR];
 
 	/* foreground, written by the tracepoint probes in any context */
@@ -132,6 +133,7 @@ struct fb_disk {
 	spinlock_t gap_lock;		/* gaps */
 	struct fb_gaps gaps;
 	atomic64_t window_ns;
+	atomic64_t horizon_ns;
 	u64 window_gaps;
 	u64 window_at_ns;
 

@@ -69,10 +69,13 @@
  *                       stuck (no foreground completion or arrival for
  *                       stale_ms) and reset it to 0
  *   fg_gaps             idle gaps (last foreground completion to the next
- *                       arrival) entered in the idle-window histogram
+ *                       arrival) the idle window and horizon are chosen from
+ *   bg_issued_gap_start of bg_issued_idle, blocks issued at the start of a
+ *                       gap, to complete before its horizon
  *   bg_inflight         background blocks in flight now
  *   fg_inflight         foreground I/Os in flight now (as seen)
- *   idle_window_us      the idle window now (from the gap histogram)
+ *   idle_window_us      the idle window now: blocks go after it (fb_idle.h)
+ *   idle_horizon_us     blocks that complete before it go at a gap's start
  *   service_ns          mean background service time (EWMA of blocks that
  *                       ran alone: no other block, no foreground arrival)
  *   conf_depth, conf_idle_min_us, conf_idle_max_us, conf_collide_pct,
@@ -122,7 +125,9 @@ enum freeblock_cmd {
  * @FREEBLOCK_A_DEPTH: background blocks in flight, at most (1-64)
  * @FREEBLOCK_A_IDLE_MIN_US: shortest idle window, us
  * @FREEBLOCK_A_IDLE_MAX_US: longest idle window, us
- * @FREEBLOCK_A_COLLIDE_PCT: collision budget of the idle window, % (0-100)
+ * @FREEBLOCK_A_COLLIDE_PCT: the share of the foreground's recent idle gaps
+ *	(so of its arrivals) that may outlast the idle window and meet a
+ *	background block, % (0-100)
  * @FREEBLOCK_A_FLOOR_KBPS: the disk's background rate floor, KiB/s, as
  *	md's sync_speed_min: blocks go even on a busy disk when the disk's
  *	background fell below it; 0: strict idle-only (tasks' own floors

@@ -15,6 +15,11 @@
  *     --any-order 1 (a speculative task: FB_SCRUB_F_SPECULATIVE; the
  *     summary's first_lbn=, first8_min=, first8_max= and ascending=
  *     show the order)
+ *     --set-rate-after BLOCKS with --set-floor KIBS --set-ceil KIBS:
+ *     FB_IOC_SET_RATE once BLOCKS blocks came (the summary's rate_set_ms=
+ *     is when, after_rate_ms= the time from then to the end,
+ *     rate_got= the blocks got by then, rate_errno= 0 or its errno)
+ *     --deadline-ms MS (abort the task if it has not ended by then)
  *   fbtest hold DEV                   register a slow scrub, print
  *                                     "registered", then sleep until killed
  *   fbtest bad DEV REGFILE            every malformed request: one line
@@ -50,6 +55,8 @@
  *     --bs N --slots N --start B --len B --ceil KIBS --abort-after BLOCKS
  *     --promote 1 --any-order 1 (blocks asked for in any order, each once)
  *   fbtest badwrite DEV               malformed write requests and fills:
+ *                                     "ok NAME" / "bad NAME ..." lines
+ *   fbtest badrate DEV                malformed FB_IOC_SET_RATE requests:
  *                                     "ok NAME" / "bad NAME ..." lines
  *
  * Exit: 0 when every check held, 1 otherwise, 2 on usage errors.
@@ -124,6 +131,9 @@ struct scrub_opts {
 	long consume_delay_us;
 	long report_at_ms;
 	int any_order;
+	long set_rate_after;
+	uint32_t set_floor, set_ceil;
+	long deadline_ms;
 };
 
 static int scrub(const char *dev, const struct scrub_opts *o)
@@ -139,7 +149,8 @@ static int scrub(const char *dev, const struct scrub_opts *o)
 	uint64_t first8_max = 0;
 	int ascending = 1;
 	uint64_t t0 = now_ms(), t_first = 0, got_at = 0;
-	int reported = 0;
+	uint64_t rate_set_ms = 0, rate_got = 0;
+	int reported = 0, rate_set = 0, rate_errno = 0;
 	volatile struct fb_ring_hdr *hdr;
 	int promoted = 0, aborted = 0, fd, dfd, ok;
 	const struct fb_desc *desc;
@@ -232,13 +243,28 @@ static int scrub(const char *dev, const struct scrub_opts *o)
 		}
 		if (state == FB_STATE_ENDED)
 			break;
-		if (o->abort_after >= 0 && !aborted &&
-		    got >= (uint64_t)o->abort_after) {
+		if (!aborted && ((o->abort_after >= 0 &&
+				  got >= (uint64_t)o->abort_after) ||
+				 (o->deadline_ms >= 0 && now_ms() - t0 >=
+				  (uint64_t)o->deadline_ms))) {
 			if (ioctl(fd, FB_IOC_ABORT)) {
 				perror("FB_IOC_ABORT");
 				return 1;
 			}
 			aborted = 1;
+		}
+		if (o->set_rate_after >= 0 && !rate_set &&
+		    got >= (uint64_t)o->set_rate_after) {
+			struct fb_rate_req rr = {
+				.floor_kbps = o->set_floor,
+				.ceiling_kbps = o->set_ceil,
+			};
+
+			rate_set_ms = now_ms();
+			rate_got = got;
+			if (ioctl(fd, FB_IOC_SET_RATE, &rr))
+				rate_errno = errno;
+			rate_set = 1;
 		}
 		if (o->promote_after_ms >= 0 && !promoted &&
 		    now_ms() - t0 >= (uint64_t)o->promote_after_ms) {
@@ -261,12 +287,21 @@ static int scrub(const char *dev, const struct scrub_opts *o)
 	       " result=%d promoted=%d aborted=%d ring_done=%llu"
 	       " elapsed_ms=%" PRIu64 " first_ms=%" PRIu64
 	       " got_at=%" PRIu64 " first_lbn=%" PRId64 " first8_min=%" PRId64
-	       " first8_max=%" PRIu64 " ascending=%d\n",
+	       " first8_max=%" PRIu64 " ascending=%d",
 	       (uint64_t)req.nblocks, got, dup, bad, failed, outside,
 	       hdr->result, promoted, aborted,
 	       (unsigned long long)hdr->blocks_done, now_ms() - t0,
 	       t_first ? t_first - t0 : 0, reported ? got_at : got,
 	       (int64_t)first_lbn, (int64_t)first8_min, first8_max, ascending);
+	if (o->set_rate_after >= 0)
+		printf(" rate_set=%d rate_errno=%d rate_got=%" PRIu64
+		       " rate_set_ms=%" PRIu64 " after_rate_ms=%" PRIu64,
+		       rate_set, rate_errno, rate_got,
+		       rate_set ? rate_set_ms - t0 : 0,
+		       rate_set ? now_ms() - rate_set_ms : 0);
+	printf("\n");
+	if (o->set_rate_after >= 0 && (!rate_set || rate_errno))
+		ok = 0;
 	return ok ? 0 : 1;
 }
 
@@ -868,13 +903,72 @@ static int badwrite(const char *dev)
 	return failures ? 1 : 0;
 }
 
+static int set_rate(int fd, uint32_t floor, uint32_t ceil, uint32_t flags,
+		    uint32_t pad)
+{
+	struct fb_rate_req rr = {
+		.floor_kbps = floor, .ceiling_kbps = ceil, .flags = flags,
+		.__pad = pad,
+	};
+
+	return ioctl(fd, FB_IOC_SET_RATE, &rr);
+}
+
+/* Malformed FB_IOC_SET_RATE requests, and one on an ended task. */
+static int badrate(const char *dev)
+{
+	struct fb_scrub_req r = { .blksize = 4096, .nslots = 4,
+				  .len = 1 << 20, .ceiling_kbps = 4 };
+	volatile struct fb_ring_hdr *h;
+	int fd = open("/dev/freeblock", O_RDWR);
+	int i;
+
+	r.fd = open(dev, O_RDONLY);
+	if (fd < 0 || r.fd < 0) {
+		perror("open");
+		return 1;
+	}
+	expect("set_rate_unregistered_einval", set_rate(fd, 0, 100, 0, 0),
+	       EINVAL);
+	if (ioctl(fd, FB_IOC_SCRUB, &r)) {
+		printf("bad rate_task_registers %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ok rate_task_registers\n");
+	expect("set_rate_floor_above_ceiling_einval",
+	       set_rate(fd, 200, 100, 0, 0), EINVAL);
+	expect("set_rate_flags_einval", set_rate(fd, 0, 100, 1, 0), EINVAL);
+	expect("set_rate_pad_einval", set_rate(fd, 0, 100, 0, 1), EINVAL);
+	expect("set_rate_bad_pointer_efault",
+	       ioctl(fd, FB_IOC_SET_RATE, (void *)16), EFAULT);
+	if (set_rate(fd, 8, 0, 0, 0)) {
+		printf("bad set_rate_floor_only_ok %s\n", strerror(errno));
+		failures++;
+	} else {
+		printf("ok set_rate_floor_only_ok\n");
+	}
+	h = mmap(NULL, r.ring_bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED || ioctl(fd, FB_IOC_ABORT)) {
+		printf("bad rate_task_aborts %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < 200 && __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) !=
+	     FB_STATE_ENDED; i++)
+		usleep(10000);
+	expect("set_rate_ended_task_enoent", set_rate(fd, 0, 100, 0, 0),
+	       ENOENT);
+	close(fd);
+	return failures ? 1 : 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: fbtest fill DEV SEED | scrub DEV [options] | "
 		"hold DEV | bad DEV REGFILE | open-as UID DEV | load DEV SECONDS |\n"
 		" rings DEV BS SLOTS COUNT [hold] |\n"
 		" park DEV SECONDS OFF SPAN GAP_MS |\n"
-		" fuzz DEV COUNT SEED | write DEV SEED [options] | badwrite DEV\n");
+		" fuzz DEV COUNT SEED | write DEV SEED [options] | badwrite DEV |\n"
+		" badrate DEV\n");
 	return 2;
 }
 
@@ -882,7 +976,8 @@ int main(int argc, char **argv)
 {
 	struct scrub_opts o = {
 		.bs = 65536, .slots = 16, .promote_after_ms = -1,
-		.abort_after = -1, .report_at_ms = -1,
+		.abort_after = -1, .report_at_ms = -1, .set_rate_after = -1,
+		.deadline_ms = -1,
 	};
 	int i;
 
@@ -909,6 +1004,8 @@ int main(int argc, char **argv)
 		return write_task(argc, argv);
 	if (!strcmp(argv[1], "badwrite") && argc == 3)
 		return badwrite(argv[2]);
+	if (!strcmp(argv[1], "badrate") && argc == 3)
+		return badrate(argv[2]);
 	if (strcmp(argv[1], "scrub"))
 		return usage();
 	for (i = 3; i + 1 < argc; i += 2) {
@@ -940,6 +1037,14 @@ int main(int argc, char **argv)
 			o.report_at_ms = v;
 		else if (!strcmp(k, "--any-order"))
 			o.any_order = v;
+		else if (!strcmp(k, "--set-rate-after"))
+			o.set_rate_after = v;
+		else if (!strcmp(k, "--set-floor"))
+			o.set_floor = v;
+		else if (!strcmp(k, "--set-ceil"))
+			o.set_ceil = v;
+		else if (!strcmp(k, "--deadline-ms"))
+			o.deadline_ms = v;
 		else
 			return usage();
 	}

@@ -5,8 +5,10 @@
 # unknown disk names, while the data disk has tasks in progress: a scrub
 # through /dev/freeblock whose reader is slow (it checks every block), an
 # idle registered scrub (fbtest hold), a kernel-API read task (debugfs) and
-# a foreground reader. The family has one command, GET_STATS, for anyone:
-# it is served for both; no other command is. Afterwards the scrub has
+# a foreground reader. The family has two commands: GET_STATS, for anyone,
+# served for both, and SET_DISK, CAP_SYS_ADMIN only: served for root (out
+# of range values refused), EPERM for the user; no other command is
+# served. Root's random settings are reset afterwards. Then the scrub has
 # delivered every block once with the right data, the counters moved, a
 # new scrub works, rmmod is clean (it aborts the kernel task), so is dmesg.
 # vm-disk: data 32M
@@ -54,8 +56,17 @@ done0=$(fb_stat blocks_done)
 # --- root, then the user --------------------------------------------------------------
 # shellcheck disable=SC2086 # HINTS are words
 fuzz root /tmp/fz-root.out $HINTS freeblock $COUNT 1
-check_fuzz_ge root_get_stats_served /tmp/fz-root.out 1 ok 1000
-check_fuzz_ge root_get_stats_sends_counters /tmp/fz-root.out 1 data 1000
+check_fuzz_ge root_get_stats_served /tmp/fz-root.out 1 ok 500
+check_fuzz_ge root_get_stats_sends_counters /tmp/fz-root.out 1 data 500
+check_fuzz_ge root_set_disk_served /tmp/fz-root.out 2 ok 1
+check_fuzz_ge root_set_disk_refuses_bad_values /tmp/fz-root.out 2 EINVAL 100
+check_fuzz_eq root_set_disk_not_eperm /tmp/fz-root.out 2 EPERM 0
+# what root's random settings did to the data disk: back to the parameters
+check_ok reset_disk_settings mobioctl fb set "$dev" depth=default \
+	idle_min_us=default idle_max_us=default collide_pct=default \
+	floor_kbps=default ceiling_kbps=default stale_ms=default
+check_eq conf_depth_follows_param_again "$(cat /sys/module/freeblock/parameters/depth)" \
+	"$(fb_stat conf_depth)"
 check_fuzz_ge root_get_stats_unknown_disk_enodev /tmp/fz-root.out 1 ENODEV 100
 check_fuzz_eq root_no_other_command_served /tmp/fz-root.out other ok 0
 check_eq tasks_active_after_root_fuzz 3 "$(fb_stat tasks_active)"
@@ -63,8 +74,10 @@ check_dmesg_clean dmesg_clean_after_root_fuzz
 
 # shellcheck disable=SC2086 # HINTS are words
 fuzz user /tmp/fz-user.out -u $U $HINTS freeblock $COUNT 2
-check_fuzz_ge user_get_stats_served /tmp/fz-user.out 1 ok 1000
-check_fuzz_ge user_get_stats_sends_counters /tmp/fz-user.out 1 data 1000
+check_fuzz_ge user_get_stats_served /tmp/fz-user.out 1 ok 500
+check_fuzz_ge user_get_stats_sends_counters /tmp/fz-user.out 1 data 500
+check_fuzz_ge user_set_disk_eperm /tmp/fz-user.out 2 EPERM 1000
+check_fuzz_eq user_set_disk_never_served /tmp/fz-user.out 2 ok 0
 check_fuzz_ge user_get_stats_unknown_disk_enodev /tmp/fz-user.out 1 ENODEV 100
 check_fuzz_eq user_no_other_command_served /tmp/fz-user.out other ok 0
 check_eq tasks_active_after_user_fuzz 3 "$(fb_stat tasks_active)"

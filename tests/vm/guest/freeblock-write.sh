@@ -69,6 +69,11 @@ written one_slot_write 256 "$out"
 holds one_slot_write_range $((8 * M)) $M $SEED3
 
 # --- beside a back-to-back foreground reader ---------------------------------
+# collide_pct 0: the window outlasts every recent gap of the reader, so the
+# write waits for the reader's end (the default lets the longest 2% of its
+# gaps be used: freeblock-stacked.sh checks that bound)
+old_collide=$(cat /sys/module/freeblock/parameters/collide_pct)
+echo 0 >/sys/module/freeblock/parameters/collide_pct
 r0=$(fb_stat fg_requests)
 f0=$(fb_stat fg_delayed)
 fbtest load "$DISK_data" 5 >/tmp/load.out &
@@ -87,6 +92,7 @@ check_ge busy_fg_requests_seen 1000 "$fr"
 check_le busy_fg_delayed_at_most_1pct $((fr / 100)) "$fd"
 # idle-time writes wait for the reader's end (~4 s after the write began)
 check_ge busy_write_waited_for_idle 3000 "$(kv elapsed_ms "$out")"
+echo "$old_collide" >/sys/module/freeblock/parameters/collide_pct
 
 # --- promoted under the same load: done while the reader still runs ---------
 fbtest load "$DISK_data" 8 >/tmp/load.out &
