@@ -1,69 +1,90 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Turn a fb-bench VM run into a CSV, a markdown table and a chart.
+"""Turn fb-bench VM boots into CSVs, markdown tables and a chart.
 
 USAGE
-    bench/freeblock/report.py --events build/vm/KVER/fb-bench/events.txt
-        --kver KVER --cmd "make bench-freeblock" [--csv OUT.csv]
+    bench/freeblock/report.py --events BOOT1.events [--events BOOT2.events ...]
+        --kver KVER --csv OUT.csv [--cmd "make bench-freeblock"] [--vm-seconds S]
         [--md docs/freeblock-results.md] [--png docs/freeblock-bench.png]
 
-The guest (bench/freeblock/fb-bench.sh) sends "CSV,..." notes; events.txt
-holds them as "guest: MOBIO NOTE CSV,<kind>,...". Per phase the guest gives
-the disk's counter deltas over a window inside the foreground run; with every
+Each boot's guest (bench/freeblock/fb-bench.sh) sends "CSV,..." notes
+("guest: MOBIO NOTE CSV,<kind>,..." in run.py's events.txt); one CSV,cell row
+per (round, model, level, mode). Per cell the guest gives the top device's
+counter deltas over a window inside the foreground run; with every
 foreground request 4 KiB and every background one max_kb, the request counts
 are
     n_bg = (sectors - 8 * reads) / (2 * max_kb - 8),   n_fg = reads - n_bg.
-Impacts are against the foreground alone ("base") at the same level in the
-same boot: under the same elevator for "ionice", under none for "fb" and
-"ratecap" (which run under none).
+
+Ratios are paired: a mode's foreground mean (or p99) response time over the
+foreground alone's ("alone:none") in the same boot, round, model and level.
+The background target is paired too: freeblock's MiB/s minus ionice -c3
+under BFQ's in the same boot, round, model and level. Every figure is the
+median over rounds and boots with a 95% percentile bootstrap interval that
+resamples rounds within each boot: bench/switch/report.py's Runs.interval,
+imported, not copied. A target is "met" when the whole interval is on the
+right side of it, "not met" when the whole interval is on the wrong side,
+else "not separable".
 """
 
 import argparse
 import csv
+import importlib.util
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
 from guest_csv import parse  # noqa: E402
 
-# column order in the tables and the chart: (method, elevator)
-ORDER = [("fb", "none"), ("fbd1", "none"), ("ionice", "bfq"), ("ionice", "mq-deadline"),
-         ("ionice", "smartio"), ("ionice", "kyber"), ("ionice", "none"),
-         ("ratecap", "none"), ("again", "none")]
-TARGET_IMPACT_PCT = 2.0      # fg throughput and p99 impact (seed: < 2%)
-TARGET_IDLE_SCRUB = 0.90     # full scrub on an idle disk / sequential bandwidth
-PHASE_FIELDS = ["level", "method", "sched", "rate_iops", "window_ms", "d_reads",
-                "d_sectors", "d_rticks_ms", "d_ioticks_ms", "fg_ios", "fg_runtime_ms",
-                "fg_mean_us", "fg_p99_us", "fb_bytes", "fb_fg_requests", "fb_fg_delayed"]
-# the foreground's writes (fbbench.fg_write_pct), after those; older runs lack them
-PHASE_WRITE_FIELDS = ["fgw_ios", "fgw_mean_us", "fgw_p99_us"]
+_spec = importlib.util.spec_from_file_location("switch_report",
+                                               os.path.join(TOP, "bench", "switch", "report.py"))
+SW = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(SW)
+median = SW.median
+
+MODELS = ["plain", "crypt", "linear"]
+METHOD_ORDER = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
+TARGET_MEAN_RATIO = 1.02       # issue 14: fg mean response time within 2% of alone
+BASE = "alone:none"
+BFQ = "ionice:bfq"
+FB_MODES = ["fb:none", "fbt:none"]
+CELL_FIELDS = ["round", "pos", "model", "level", "method", "sched", "rate_iops",
+               "window_ms", "d_reads", "d_sectors", "d_rticks_ms", "d_ioticks_ms",
+               "leaf_d_ioticks_ms", "fg_ios", "fg_runtime_ms", "fg_mean_us", "fg_p99_us",
+               "fb_bytes", "fb_fg_requests", "fb_fg_delayed", "fgw_ios", "fgw_mean_us",
+               "fgw_p99_us"]
+MODEL_DESC = {"plain": "null_blk", "crypt": "dm-crypt over it", "linear": "dm-linear over it"}
 
 
-def label(method, sched):
-    return {"fb": "freeblock (fb-scrub)", "fbd1": "freeblock depth=1", "ratecap": "rate cap (fio rate=)",
-            "ionice": "ionice -c3 dd, %s" % sched,
-            "base": "alone, %s" % sched,
-            "again": "alone again, %s (noise)" % sched}[method]
+class _Groups:
+    """The shape bench/switch/report.py's Runs.interval bootstraps: its
+    ratios() gives {(boot, round): [values]}."""
+
+    def __init__(self, groups):
+        self.groups = groups
+
+    def ratios(self, mode, base, boot=None):
+        return self.groups
 
 
-def vm_seconds(path):
-    """Seconds from the first QEMU start to the guest's FINISH (events.txt)."""
-    t_start = t_end = None
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"^\s*([\d.]+) (.*)$", line)
-            if not m:
-                continue
-            t = float(m.group(1))
-            if t_start is None and m.group(2).startswith("qemu"):
-                t_start = t
-            if "MOBIO FINISH" in m.group(2):
-                t_end = t
-    return (t_end - t_start) if t_start is not None and t_end is not None else None
+def interval(groups):
+    """(median, lo, hi, n) of {(boot, round): [values]}, or None. With one
+    round in every boot a resample within each boot is that round again and
+    the interval would be a point: the rounds are then resampled across boots
+    (one stratum)."""
+    groups = {k: v for k, v in groups.items() if v}
+    if not groups:
+        return None
+    per_boot = {}
+    for b, _ in groups:
+        per_boot[b] = per_boot.get(b, 0) + 1
+    if max(per_boot.values()) < 2:
+        groups = {(0, i): v for i, (_, v) in enumerate(sorted(groups.items()))}
+    return SW.Runs.interval(_Groups(groups), None, None)
 
 
 def kv(fields):
@@ -75,146 +96,233 @@ def kv(fields):
     return out
 
 
-def pct(a, b):
-    """(a / b - 1) in %, or None"""
-    return (a / b - 1.0) * 100.0 if a is not None and b else None
-
-
 def fmt(v, d=1, sign=False):
     if v is None:
         return "-"
     return ("%+.*f" if sign else "%.*f") % (d, v)
 
 
-class Bench:
-    def __init__(self, rows):
-        self.params = {}
-        self.model = ""
-        self.seq, self.scrub, self.skips = [], [], []
-        self.calib = None
-        self.cap_kibs = None
-        self.fbstats = {}
-        self.phases = {}              # (level, method, sched) -> dict
-        for r in rows:
-            kind = r[0]
-            if kind == "params":
+def civ(iv, d=2):
+    return "-" if iv is None else "%.*f [%.*f, %.*f]" % (d, iv[0], d, iv[1], d, iv[2])
+
+
+def split_mode(mode):
+    m, s = mode.split(":", 1)
+    return m, s
+
+
+class Boot:
+    def __init__(self, path, index):
+        self.path, self.boot = path, index
+        self.params, self.fbparams, self.fbtuned = {}, {}, ""
+        self.models = {}            # name -> (top, leaf, description)
+        self.calib, self.seqtop, self.fbstats = {}, {}, {}
+        self.seq, self.scrub, self.skips, self.rounds = [], [], [], []
+        self.cap_kibs = self.runtime = None
+        self.cells = []
+        for r in parse(path):
+            k = r[0]
+            if k == "params":
                 self.params = kv(r[1:])
-            elif kind == "model":
-                self.model = ",".join(r[2:])
-            elif kind == "seq" and len(r) >= 4:
+            elif k == "fbparams":
+                self.fbparams = kv(r[1:])
+            elif k == "fbtuned" and len(r) >= 3:
+                self.fbtuned = "%s via %s" % (r[2].replace("/", " "), r[1])
+            elif k == "model" and len(r) >= 5:
+                self.models[r[1]] = (r[2], r[3], ",".join(r[4:]))
+            elif k == "calib" and len(r) >= 6:
+                self.calib[r[1]] = {"max_iops": int(r[2]), "util_pct": int(r[3]),
+                                    "mean_us": float(r[4]), "p99_us": float(r[5])}
+            elif k == "seqtop" and len(r) >= 4 and int(r[3]) > 0:
+                self.seqtop[r[1]] = int(r[2]) / 1048576.0 / (int(r[3]) / 1000.0)
+            elif k == "seq" and len(r) >= 4:
                 self.seq.append((int(r[1]), int(r[2]), int(r[3])))
-            elif kind == "fullscrub" and len(r) >= 5:
-                self.scrub.append((int(r[1]), int(r[2]), int(r[3]), int(r[4]),
-                                   int(r[5]) if len(r) > 5 else 0))
-            elif kind == "calib" and len(r) >= 5:
-                self.calib = {"max_iops": int(r[1]), "util_pct": int(r[2]),
-                              "mean_us": float(r[3]), "p99_us": float(r[4]),
-                              "w_mean_us": float(r[5]) if len(r) > 6 else 0.0,
-                              "w_p99_us": float(r[6]) if len(r) > 6 else 0.0}
-            elif kind == "cap":
+            elif k == "fullscrub" and len(r) >= 6:
+                self.scrub.append((int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5])))
+            elif k == "cap":
                 self.cap_kibs = int(r[1])
-            elif kind == "skip":
+            elif k == "skip":
                 self.skips.append(",".join(r[1:]))
-            elif kind == "fbstats":
-                self.fbstats = kv(r[1:])
-            elif kind == "phase" and len(r) in (len(PHASE_FIELDS) + 1,
-                                                len(PHASE_FIELDS + PHASE_WRITE_FIELDS) + 1):
-                p = dict(zip(PHASE_FIELDS + PHASE_WRITE_FIELDS, r[1:]))
-                for k in PHASE_WRITE_FIELDS:
-                    p.setdefault(k, "0")
-                for k in PHASE_FIELDS + PHASE_WRITE_FIELDS:
-                    if k not in ("method", "sched"):
-                        p[k] = float(p[k])
-                p["level"] = int(p["level"])
-                self.derive(p)
-                self.phases[(p["level"], p["method"], p["sched"])] = p
-        self.levels = sorted({k[0] for k in self.phases})
-        for (level, method, sched), p in self.phases.items():
-            base = None
-            if level > 0 and method != "base":
-                bs = sched if method == "ionice" else "none"
-                base = self.phases.get((level, "base", bs)) or \
-                    self.phases.get((level, "base", "none"))
-            p["base"] = base
-            p["tput_loss_pct"] = (-pct(p["fg_iops"], base["fg_iops"])
-                                  if base and p["fg_iops"] else None)
-            p["p99_pct"] = pct(p["fg_p99_us"], base["fg_p99_us"]) if base else None
-            p["mean_pct"] = pct(p["fg_mean_us"], base["fg_mean_us"]) if base else None
-            p["w_p99_pct"] = (pct(p["fgw_p99_us"], base["fgw_p99_us"])
-                              if base and p["fgw_ios"] else None)
-            p["w_mean_pct"] = (pct(p["fgw_mean_us"], base["fgw_mean_us"])
-                               if base and p["fgw_ios"] else None)
-            # the target is on both: the worse of the reads' and writes' p99
-            p["worst_p99_pct"] = max((x for x in (p["p99_pct"], p["w_p99_pct"])
-                                      if x is not None), default=None)
+            elif k == "round" and len(r) >= 5:
+                self.rounds.append((int(r[1]), int(r[2]), int(r[3]), int(r[4])))
+            elif k == "runtime":
+                self.runtime = float(r[1])
+            elif k == "fbstats" and len(r) >= 2:
+                self.fbstats[r[1]] = kv(r[2:])
+            elif k == "cell" and len(r) == len(CELL_FIELDS) + 1:
+                c = dict(zip(CELL_FIELDS, r[1:]))
+                for f in CELL_FIELDS:
+                    if f not in ("model", "method", "sched"):
+                        c[f] = float(c[f])
+                for f in ("round", "pos", "level"):
+                    c[f] = int(c[f])
+                c["boot"] = index
+                c["mode"] = "%s:%s" % (c["method"], c["sched"])
+                self.derive(c)
+                self.cells.append(c)
 
-    def derive(self, p):
+    def derive(self, c):
         max_kb = int(self.params.get("bg_block", "64KiB").replace("KiB", ""))
-        bg_sect = 2 * max_kb
-        w = p["window_ms"] / 1000.0
-        n_bg = max(0.0, (p["d_sectors"] - 8 * p["d_reads"]) / (bg_sect - 8))
-        p["n_bg"] = n_bg
-        p["n_fg_window"] = p["d_reads"] - n_bg
-        p["bg_mib_s"] = n_bg * max_kb / 1024.0 / w if w > 0 else None
-        p["util_total_pct"] = 100.0 * p["d_ioticks_ms"] / p["window_ms"] if w > 0 else None
-        # time with a read outstanding, summed over reads: at queue depth 1 (the
-        # foreground alone) the fraction of time the disk is busy
-        p["util_rticks_pct"] = 100.0 * p["d_rticks_ms"] / p["window_ms"] if w > 0 else None
-        p["fg_iops_window"] = p["n_fg_window"] / w if w > 0 else None
-        p["fg_iops"] = (1000.0 * (p["fg_ios"] + p["fgw_ios"]) / p["fg_runtime_ms"]
-                        if p["fg_runtime_ms"] > 0 else None)
-
-    def util(self, level, key="util_total_pct"):
-        b = self.phases.get((level, "base", "none"))
-        return b[key] if b else 0.0
-
-    def seq_mib_s(self):
-        return max((b / 1048576.0) / (ms / 1000.0) for _, b, ms in self.seq) if self.seq else None
-
-    def scrub_mib_s(self):
-        """(best MiB/s of a successful full scrub, its block size)"""
-        ok = [((b / 1048576.0) / (ms / 1000.0), bs) for _, b, ms, rc, bs in self.scrub
-              if rc == 0]
-        return max(ok) if ok else (None, None)
-
-    def write_pct(self):
-        return int(self.params.get("fg_write_pct", "0"))
-
-    def methods(self):
-        have = {(m, s) for (_, m, s) in self.phases if m != "base"}
-        return [x for x in ORDER if x in have] + sorted(have - set(ORDER))
+        w = c["window_ms"] / 1000.0
+        n_bg = max(0.0, (c["d_sectors"] - 8 * c["d_reads"]) / (2 * max_kb - 8))
+        c["bg_mib_s"] = n_bg * max_kb / 1024.0 / w if w > 0 else None
+        c["util_top_pct"] = 100.0 * c["d_ioticks_ms"] / c["window_ms"] if w > 0 else None
+        c["util_leaf_pct"] = 100.0 * c["leaf_d_ioticks_ms"] / c["window_ms"] if w > 0 else None
+        if self.params.get("fg_write_pct", "0") == "0":
+            # fb-bench.sh before its fio_job fix read a later job's reads
+            # (the rate cap's) as the foreground's writes
+            c["fgw_ios"] = c["fgw_mean_us"] = c["fgw_p99_us"] = 0.0
+        n = c["fg_ios"] + c["fgw_ios"]
+        c["fg_iops"] = 1000.0 * n / c["fg_runtime_ms"] if c["fg_runtime_ms"] > 0 else None
+        # the foreground's mean response time over all its requests
+        c["fg_all_mean_us"] = ((c["fg_ios"] * c["fg_mean_us"] + c["fgw_ios"] * c["fgw_mean_us"])
+                               / n if n > 0 else None)
 
 
-def write_csv(path, b):
+class Runs:
+    def __init__(self, boots):
+        self.boots = boots
+        self.cells = [c for b in boots for c in b.cells]
+        self.by = {}
+        for c in self.cells:
+            self.by[(c["model"], c["level"], c["mode"], c["boot"], c["round"])] = c
+        present = {c["model"] for c in self.cells}
+        self.models = [m for m in MODELS if m in present] + sorted(present - set(MODELS))
+        self.levels = sorted({c["level"] for c in self.cells})
+        modes = {c["mode"] for c in self.cells}
+        self.modes = sorted(modes, key=lambda m: (
+            METHOD_ORDER.index(split_mode(m)[0]) if split_mode(m)[0] in METHOD_ORDER else 99, m))
+        self.base = BASE if BASE in modes else next((m for m in self.modes
+                                                     if m.startswith("alone:")), None)
+        for c in self.cells:
+            b = self.by.get((c["model"], c["level"], self.base, c["boot"], c["round"]))
+            ok = b and b["fg_all_mean_us"] and c["fg_all_mean_us"]
+            c["base_mean_us"] = b["fg_all_mean_us"] if b else None
+            c["base_p99_us"] = b["fg_p99_us"] if b else None
+            c["mean_ratio"] = c["fg_all_mean_us"] / b["fg_all_mean_us"] if ok else None
+            c["p99_ratio"] = (c["fg_p99_us"] / b["fg_p99_us"]
+                              if ok and b["fg_p99_us"] and c["fg_p99_us"] else None)
+        self._iv = {}
+
+    def groups(self, model, level, mode, key):
+        g = {}
+        for c in self.cells:
+            if c["model"] == model and c["level"] == level and c["mode"] == mode and \
+                    c.get(key) is not None:
+                g.setdefault((c["boot"], c["round"]), []).append(c[key])
+        return g
+
+    def iv(self, model, level, mode, key):
+        k = (model, level, mode, key)
+        if k not in self._iv:
+            self._iv[k] = interval(self.groups(model, level, mode, key))
+        return self._iv[k]
+
+    def diff_iv(self, model, level, mode, other, key="bg_mib_s"):
+        """mode's key minus other's, paired per boot and round"""
+        k = (model, level, mode, "-" + other, key)
+        if k not in self._iv:
+            g = {}
+            for c in self.cells:
+                if c["model"] != model or c["level"] != level or c["mode"] != mode:
+                    continue
+                o = self.by.get((model, level, other, c["boot"], c["round"]))
+                if o and c.get(key) is not None and o.get(key) is not None:
+                    g.setdefault((c["boot"], c["round"]), []).append(c[key] - o[key])
+            self._iv[k] = interval(g)
+        return self._iv[k]
+
+    def has(self, model, level, mode):
+        return any(c["model"] == model and c["level"] == level and c["mode"] == mode
+                   for c in self.cells)
+
+
+def label(mode, boots):
+    m, s = split_mode(mode)
+    b0 = boots[0] if boots else None
+    fbt = b0.params.get("fb_tuned", "").replace("/", " ") if b0 else ""
+    bfqt = b0.params.get("bfq_tuned", "").replace("/", " ") if b0 else ""
+    el = "" if s == "none" else ", %s" % s
+    return {"alone": "fg alone%s" % el, "again": "fg alone again%s (noise)" % el,
+            "fb": "freeblock%s" % el, "fbt": "freeblock %s%s" % (fbt, el),
+            "ionice": "ionice -c3 dd, %s" % s, "ionicet": "ionice -c3 dd, %s %s" % (s, bfqt),
+            "ratecap": "rate cap%s" % el}.get(m, mode)
+
+
+def verdict_bg(d):
+    """freeblock - BFQ, MiB/s: >= 0 is the target"""
+    if d is None:
+        return "-"
+    if d[1] > 0:
+        return "met"
+    if d[2] < 0:
+        return "not met"
+    if d[1] == d[2] == 0:
+        return "not separable (always equal)"
+    return "not separable"
+
+
+def verdict_mean(r):
+    if r is None:
+        return "-"
+    if r[2] <= TARGET_MEAN_RATIO:
+        return "met"
+    if r[1] > TARGET_MEAN_RATIO:
+        return "not met"
+    return "not separable"
+
+
+def gap_bg(d, fb, bfq):
+    if d is None:
+        return "-"
+    pct = " (%+.0f%% of BFQ's)" % (100.0 * d[0] / bfq[0]) if bfq and bfq[0] > 0 else ""
+    return "%+.2f MiB/s%s" % (d[0], pct)
+
+
+def gap_mean(r):
+    if r is None:
+        return "-"
+    return "%+.1f points" % (100.0 * (r[0] - TARGET_MEAN_RATIO))
+
+
+def write_csvs(runs, path):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    cols = ["level", "method", "sched", "rate_iops", "fg_util_base_pct", "util_total_pct",
-            "bg_mib_s", "fg_iops", "fg_mean_us", "fg_p99_us", "base_fg_iops",
-            "base_fg_mean_us", "base_fg_p99_us", "fg_tput_loss_pct", "fg_mean_impact_pct",
-            "fg_p99_impact_pct", "fg_util_base_rticks_pct", "fg_iops_window", "window_ms", "n_bg", "n_fg_window", "fb_bytes",
-            "fb_fg_requests", "fb_fg_delayed", "fgw_mean_us", "fgw_p99_us",
-            "fgw_mean_impact_pct", "fgw_p99_impact_pct"]
+    cols = ["boot", "round", "pos", "model", "level", "method", "sched", "rate_iops",
+            "window_ms", "bg_mib_s", "fg_iops", "fg_all_mean_us", "fg_mean_us", "fg_p99_us",
+            "fgw_mean_us", "fgw_p99_us", "base_mean_us", "base_p99_us", "mean_ratio",
+            "p99_ratio", "util_top_pct", "util_leaf_pct", "fb_bytes", "fb_fg_requests",
+            "fb_fg_delayed"]
+    INT_COLS = {"rate_iops", "window_ms", "fb_bytes", "fb_fg_requests", "fb_fg_delayed"}
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["kind"] + cols)
-        for key in sorted(b.phases):
-            p = b.phases[key]
-            base = p["base"] or {}
-            w.writerow(["phase", p["level"], p["method"], p["sched"], int(p["rate_iops"]),
-                        fmt(b.util(p["level"])), fmt(p["util_total_pct"]),
-                        fmt(p["bg_mib_s"], 3), fmt(p["fg_iops"]), fmt(p["fg_mean_us"]),
-                        fmt(p["fg_p99_us"]), fmt(base.get("fg_iops")),
-                        fmt(base.get("fg_mean_us")), fmt(base.get("fg_p99_us")),
-                        fmt(p["tput_loss_pct"], 2), fmt(p["mean_pct"], 2),
-                        fmt(p["p99_pct"], 2), fmt(b.util(p["level"], "util_rticks_pct")),
-                        fmt(p["fg_iops_window"]), int(p["window_ms"]), fmt(p["n_bg"]),
-                        fmt(p["n_fg_window"]), int(p["fb_bytes"]), int(p["fb_fg_requests"]),
-                        int(p["fb_fg_delayed"]), fmt(p["fgw_mean_us"]), fmt(p["fgw_p99_us"]),
-                        fmt(p["w_mean_pct"], 2), fmt(p["w_p99_pct"], 2)])
-        for rnd, byt, ms in b.seq:
-            w.writerow(["seq", rnd, "dd-1M", "none", "", "", "", fmt(byt / 1048576.0 / (ms / 1000.0), 3)])
-        for rnd, byt, ms, rc, bs in b.scrub:
-            w.writerow(["fullscrub", rnd, "fb-scrub-bs%d" % bs, "none", "", "", "",
-                        fmt(byt / 1048576.0 / (ms / 1000.0), 3) if rc == 0 else "rc=%d" % rc])
+        w.writerow(cols)
+        for c in sorted(runs.cells, key=lambda c: (c["boot"], c["round"], c["pos"])):
+            w.writerow(["" if c.get(k) is None else
+                        "%d" % c[k] if k in INT_COLS else
+                        ("%.4f" % c[k] if isinstance(c[k], float) else c[k]) for k in cols])
+    spath = path[:-4] + "-summary.csv" if path.endswith(".csv") else path + ".summary"
+    with open(spath, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "level", "mode", "n", "bg_mib_s", "bg_lo95", "bg_hi95",
+                    "mean_ratio", "mean_lo95", "mean_hi95", "p99_ratio", "p99_lo95",
+                    "p99_hi95", "bg_minus_bfq", "bg_minus_bfq_lo95", "bg_minus_bfq_hi95",
+                    "target_bg_ge_bfq", "target_mean_le_1.02"])
+        for model in runs.models:
+            for level in runs.levels:
+                for mode in runs.modes:
+                    if not runs.has(model, level, mode):
+                        continue
+                    bg = runs.iv(model, level, mode, "bg_mib_s")
+                    mr = runs.iv(model, level, mode, "mean_ratio")
+                    pr = runs.iv(model, level, mode, "p99_ratio")
+                    d = runs.diff_iv(model, level, mode, BFQ) if mode in FB_MODES else None
+                    row = [model, level, mode, bg[3] if bg else 0]
+                    for iv in (bg, mr, pr, d):
+                        row += ["%.4f" % x for x in iv[:3]] if iv else ["", "", ""]
+                    row += [verdict_bg(d) if mode in FB_MODES else "",
+                            verdict_mean(mr) if mode in FB_MODES and level > 0 else ""]
+                    w.writerow(row)
+    return spath
 
 
 def gnuplot(script):
@@ -227,332 +335,287 @@ def gnuplot(script):
     return r.returncode == 0
 
 
-def fg_words(b):
-    """what the foreground is, in words"""
-    w = b.write_pct()
-    return "random 4 KiB reads and writes (%d%% writes)" % w if w else "random 4 KiB reads"
-
-
-def short_model(b):
-    return "null\\\\_blk: one request at a time, %s us each, <= %s; fg %s" % (
-        b.params.get("service_us", "?"), b.params.get("bg_block", "?"), fg_words(b))
-
-
-def chart(b, png, kver):
+def chart(runs, png, kver):
+    os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
+    modes = [m for m in runs.modes if m != runs.base]
     tmp = tempfile.mkdtemp(prefix="fb-report-")
     try:
-        bg_plots, p99_plots, tput_plots = [], [], []
-        for i, (m, s) in enumerate(b.methods()):
-            dat = os.path.join(tmp, "m%d.dat" % i)
-            with open(dat, "w") as f:
-                for level in b.levels:
-                    p = b.phases.get((level, m, s))
-                    if not p:
+        panels = []
+        for key, ylabel, extra in (
+                ("bg_mib_s", "background MiB/s (median, 95% interval)", ""),
+                ("mean_ratio", "fg mean response time / alone",
+                 "set arrow from graph 0, first 1.02 to graph 1, first 1.02 nohead dt 2 "
+                 "lc rgb 'red'\n"),
+                ("p99_ratio", "fg p99 / alone (log)", "set logscale y\n")):
+            for model in runs.models:
+                plots = []
+                for i, mode in enumerate(modes):
+                    if split_mode(mode)[0] == "alone" or \
+                            (key == "bg_mib_s" and split_mode(mode)[0] == "again"):
                         continue
-                    ratio = (p["fg_p99_us"] / p["base"]["fg_p99_us"]
-                             if p["base"] and p["base"]["fg_p99_us"] else None)
-                    tput = (p["fg_iops"] / p["base"]["fg_iops"]
-                            if p["base"] and p["base"]["fg_iops"] and p["fg_iops"] else None)
-                    f.write("%d %.4f %s %s\n" % (level, p["bg_mib_s"] or 0,
-                                                 "%.4f" % ratio if ratio else "?",
-                                                 "%.4f" % tput if tput else "?"))
-            width = 3 if m == "fb" else 1.5
-            if m == "again":
-                for pl, col in ((p99_plots, 3), (tput_plots, 4)):
-                    pl.append("'%s' using 1:%d with linespoints lw 1.5 dt 2 lc rgb 'gray40' "
-                              "title '%s'" % (dat, col, label(m, s)))
-                continue
-            tput_plots.append("'%s' using 1:4 with linespoints lw %s lc %d title '%s'" %
-                              (dat, width, i + 1, label(m, s)))
-            bg_plots.append("'%s' using 1:2 with linespoints lw %s lc %d title '%s'" %
-                            (dat, width, i + 1, label(m, s)))
-            p99_plots.append("'%s' using 1:3 with linespoints lw %s lc %d title '%s'" %
-                             (dat, width, i + 1, label(m, s)))
-        seq = b.seq_mib_s() or 0
-        ok = gnuplot("""
-set terminal pngcairo size 1100,1250 font ',10'
+                    dat = os.path.join(tmp, "%s-%s-%d.dat" % (key, model, i))
+                    with open(dat, "w") as f:
+                        for level in runs.levels:
+                            iv = runs.iv(model, level, mode, key)
+                            if iv:
+                                f.write("%.2f %.4f %.4f %.4f\n" % (
+                                    level + (i - len(modes) / 2.0) * 0.6, iv[0], iv[1], iv[2]))
+                    dash = " dt 2" if split_mode(mode)[0] == "again" else ""
+                    plots.append("'%s' using 1:2:3:4 with yerrorlines lw %s lc %d%s title '%s'"
+                                 % (dat, 2.5 if mode in FB_MODES else 1.2, i + 1, dash,
+                                    label(mode, runs.boots)))
+                panels.append("set title '%s (%s)'\nset ylabel '%s'\n%s%s\nplot %s\n"
+                              "unset logscale y\nunset arrow\n" % (
+                                  model, MODEL_DESC.get(model, model), ylabel,
+                                  "set yrange [0:*]\n" if key == "bg_mib_s" else
+                                  "set yrange [*:*]\n", extra, ", ".join(plots) or "NaN"))
+        n = len(runs.models)
+        return gnuplot("""
+set terminal pngcairo size %d,1300 font ',9' noenhanced
 set output '%s'
-set multiplot layout 3,1 title "Freeblock benchmark, %s: background work vs foreground load\\n%s"
-set xlabel "foreground load (%% of max random 4 KiB IOPS, Poisson)"
-set xrange [-2:102]
+set multiplot layout 3,%d title "Freeblock benchmark, %s (TCG), %d boot(s): cells interleaved in shuffled rounds"
+set xlabel "foreground load (%% of the model's max random 4 KiB IOPS, Poisson)"
+set xrange [-4:104]
 set grid
-set key outside right
-set ylabel "background MiB/s"
-set yrange [0:%.3f]
-set arrow 1 from -2,%.3f to 102,%.3f nohead dt 2 lc rgb 'gray'
-set label 1 "sequential read alone" at 2,%.3f offset 0,0.7 tc rgb 'gray'
-plot %s
-unset arrow 1
-unset label 1
-set ylabel "foreground throughput / alone"
-set yrange [0:1.2]
-set arrow 3 from -2,0.98 to 102,0.98 nohead dt 2 lc rgb 'red'
-set label 3 "target: -2%%" at 2,0.98 offset 0,-0.9 tc rgb 'red'
-plot %s
-unset arrow 3
-unset label 3
-set ylabel "foreground p99 latency / alone (log)"
-set logscale y
-set yrange [0.4:*]
-set arrow 2 from -2,1.02 to 102,1.02 nohead dt 2 lc rgb 'red'
-set label 2 "target: +2%%" at 2,1.02 offset 0,0.7 tc rgb 'red'
-plot %s
+set key top right font ',8'
+%s
 unset multiplot
-""" % (png, kver, short_model(b), seq * 1.1 + 1, seq, seq, seq,
-            ", ".join(bg_plots), ", ".join(tput_plots), ", ".join(p99_plots)))
-        return ok
+""" % (520 * n + 100, png, n, kver, len(runs.boots), "\n".join(panels)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def markdown(b, md, args, vm_s, png, csv_path):
+def markdown(runs, a, spath):
     L = []
-    fb_levels = [l for l in b.levels if l > 0 and (l, "fb", "none") in b.phases]
+    boots = runs.boots
+    b0 = boots[0]
+    nrounds = sum(len({c["round"] for c in b.cells}) for b in boots)
     L.append("# Freeblock benchmark results")
     L.append("")
-    L.append("Written by `bench/freeblock/report.py` from one VM boot (TCG, 2 vCPUs) on "
-             "kernel %s; VM time %s. Command:" % (args.kver, "%.0f s" % vm_s if vm_s else "?"))
+    L.append("Written by `bench/freeblock/report.py` from %d VM boot(s) (TCG, 2 vCPUs) on "
+             "kernel %s; VM time of all boots %s s. Command:" % (
+                 len(boots), a.kver, a.vm_seconds or "?"))
     L.append("")
-    L.append("    %s" % args.cmd)
+    L.append("    %s" % a.cmd)
     L.append("")
-    L.append("Device model: %s. Parameters: %s." % (
-        b.model, ", ".join("%s=%s" % kv_ for kv_ in b.params.items())))
-    if b.calib:
-        L.append("Foreground at 100%%: %d IOPS back to back (%s, psync, O_DIRECT), "
-                 "disk utilization %d%% (io_ticks), reads' mean %.0f us, p99 %.0f us%s; the "
-                 "levels are Poisson arrivals at that %% of it." % (
-                     b.calib["max_iops"], fg_words(b), b.calib["util_pct"], b.calib["mean_us"],
-                     b.calib["p99_us"],
-                     ", writes' mean %.0f us, p99 %.0f us" % (
-                         b.calib["w_mean_us"], b.calib["w_p99_us"]) if b.write_pct() else ""))
-    if b.cap_kibs:
-        L.append("Rate-capped peer: %d KiB/s (%s%% of the sequential bandwidth)." % (
-            b.cap_kibs, b.params.get("cap_pct", "?")))
-    for s in b.skips:
+    L.append("Boots: %s." % "; ".join(
+        "boot %d: order seed %s, %d rounds of %s cells, %s s of rounds" % (
+            b.boot, b.params.get("order_seed", "?"), len(b.rounds),
+            b.rounds[0][2] if b.rounds else "?",
+            fmt(sum(r[3] for r in b.rounds) / 1000.0, 0)) for b in boots))
+    for m in runs.models:
+        d = next((b.models[m] for b in boots if m in b.models), None)
+        if d:
+            L.append("Model %s: top /dev/%s, leaf %s: %s." % (m, d[0], d[1],
+                                                              d[2].replace(";", ",")))
+    L.append("Calibration (the foreground back to back, each boot): %s." % "; ".join(
+        "%s %s" % (m, " / ".join("%d IOPS, mean %.0f us" % (b.calib[m]["max_iops"],
+                                                           b.calib[m]["mean_us"])
+                                 for b in boots if m in b.calib)) for m in runs.models))
+    L.append("Sequential read of the idle top device (dd bs=1M iflag=direct): %s." % "; ".join(
+        "%s %s MiB/s" % (m, " / ".join(fmt(b.seqtop.get(m), 1) for b in boots))
+        for m in runs.models))
+    L.append("Parameters: %s." % ", ".join("%s=%s" % x for x in b0.params.items()
+                                           if x[0] not in ("boot", "order_seed")))
+    L.append("freeblock.ko's module parameters as loaded: %s." % (
+        ", ".join("%s=%s" % x for x in b0.fbparams.items()) or "none listed"))
+    if b0.fbtuned:
+        L.append("Tuned freeblock point (fbt): %s." % b0.fbtuned)
+    if b0.cap_kibs:
+        L.append("Rate cap: %d KiB/s (%s%% of the plain null_blk's sequential bandwidth)." % (
+            b0.cap_kibs, b0.params.get("cap_pct", "?")))
+    for s in sorted({s for b in boots for s in b.skips}):
         L.append("Skipped: %s." % s)
-    L.append("CSV: `%s`; chart: `%s`." % (os.path.relpath(csv_path, os.getcwd()),
-                                          os.path.relpath(png, os.getcwd())))
+    L.append("Raw cells: `%s`; medians and intervals: `%s`." % (
+        os.path.relpath(a.csv, os.getcwd()), os.path.relpath(spath, os.getcwd())))
+    L.append("")
+    L.append("Every figure: median over rounds and boots [95% bootstrap interval, rounds "
+             "resampled within each boot]. Ratios are paired with the foreground alone "
+             "(elevator none) of the same boot, round, model and level; the background "
+             "target pairs freeblock with ionice -c3 under BFQ the same way. On the dm "
+             "models the elevator (BFQ for the ionice peers) is on the leaf null_blk: a "
+             "bio-based dm device has none; freeblock's task, the foreground and every "
+             "background reader are on the top device.")
+    if nrounds < 5:
+        L.append("")
+        L.append("**Only %d round(s) over all boots: the intervals (and so the verdicts) "
+                 "below mean nothing; this run only shows that every cell works.**" % nrounds)
     L.append("")
 
     # --- targets
-    L.append("## Targets (issue 6)")
+    L.append("## Targets (issue 14)")
     L.append("")
-    L.append("| target | measured | gap | met |")
-    L.append("|---|---|---|---|")
-    worst_t = max((b.phases[(l, "fb", "none")]["tput_loss_pct"] or 0, l) for l in fb_levels) \
-        if fb_levels else None
-    worst_p = max((b.phases[(l, "fb", "none")]["worst_p99_pct"] or 0, l) for l in fb_levels) \
-        if fb_levels else None
-    if worst_t:
-        n_ok = sum(1 for l in fb_levels
-                   if (b.phases[(l, "fb", "none")]["tput_loss_pct"] or 0) < TARGET_IMPACT_PCT)
-        L.append("| fg throughput loss < 2%% at every level | worst %.1f%% (at %d%%); < 2%% at "
-                 "%d of %d levels | %s | %s |" % (
-                     worst_t[0], worst_t[1], n_ok, len(fb_levels),
-                     "%+.1f points" % (worst_t[0] - TARGET_IMPACT_PCT)
-                     if worst_t[0] >= TARGET_IMPACT_PCT else "none",
-                     "yes" if n_ok == len(fb_levels) else "no"))
-    if worst_p:
-        n_ok = sum(1 for l in fb_levels
-                   if (b.phases[(l, "fb", "none")]["worst_p99_pct"] or 0) < TARGET_IMPACT_PCT)
-        L.append("| fg p99 latency impact < 2%% at every level%s | worst %+.1f%% (at %d%%); "
-                 "< 2%% at %d of %d levels | %s | %s |" % (
-                     " (reads and writes)" if b.write_pct() else "",
-                     worst_p[0], worst_p[1], n_ok, len(fb_levels),
-                     "%+.1f points" % (worst_p[0] - TARGET_IMPACT_PCT)
-                     if worst_p[0] >= TARGET_IMPACT_PCT else "none",
-                     "yes" if n_ok == len(fb_levels) else "no"))
-    bfq_levels = [l for l in b.levels if (l, "fb", "none") in b.phases and
-                  (l, "ionice", "bfq") in b.phases]
-    if bfq_levels:
-        short = [(b.phases[(l, "fb", "none")]["bg_mib_s"] -
-                  b.phases[(l, "ionice", "bfq")]["bg_mib_s"], l) for l in bfq_levels]
-        n_ok = sum(1 for d, _ in short if d >= 0)
-        worst = min(short)
-        L.append("| bg progress >= ionice -c3 under BFQ at each level | >= at %d of %d levels; "
-                 "worst %+.2f MiB/s (at %d%%) | %s | %s |" % (
-                     n_ok, len(bfq_levels), worst[0], worst[1],
-                     "%.2f MiB/s" % -worst[0] if worst[0] < 0 else "none",
-                     "yes" if n_ok == len(bfq_levels) else "no"))
-    seq, (scrub, scrub_bs) = b.seq_mib_s(), b.scrub_mib_s()
-    if seq and scrub:
-        r = scrub / seq
-        L.append("| idle full-device scrub >= 90%% of sequential read | %.1f (fb-scrub --bs %dK) "
-                 "of %.1f MiB/s = %.1f%% | %s | %s |" % (scrub, scrub_bs >> 10, seq, 100 * r,
-                                        "%.1f points" % (100 * (TARGET_IDLE_SCRUB - r))
-                                        if r < TARGET_IDLE_SCRUB else "none",
-                                        "yes" if r >= TARGET_IDLE_SCRUB else "no"))
-    again = [b.phases[(l, "again", "none")] for l in fb_levels if (l, "again", "none") in b.phases]
-    if again:
-        L.append("| (noise floor: the foreground alone run twice, same level) | p99 %s .. %s%%, "
-                 "throughput %s .. %s%% | - | - |" % (
-                     fmt(min(p["p99_pct"] for p in again), 1, True),
-                     fmt(max(p["p99_pct"] for p in again), 1, True),
-                     fmt(min(-p["tput_loss_pct"] for p in again), 1, True),
-                     fmt(max(-p["tput_loss_pct"] for p in again), 1, True)))
-        noise = max(abs(p["p99_pct"]) for p in again)
-    L.append("| >= 95% of qnvram dirty regions written back without fg impact | not in this "
-             "bench: the qnvram-writeback VM test measures it (docs/qnvram.md, "
-             "docs/results.md) | - | see there |")
+    L.append("Per model and level, for each freeblock mode: (1) background MiB/s >= ionice "
+             "-c3 under BFQ (defaults) on the same device, paired difference; (2) the "
+             "foreground's mean response time within 2%% of the foreground alone "
+             "(ratio <= %.2f). met / not met: the whole interval on that side; otherwise "
+             "not separable. The noise column is the foreground alone run twice in the "
+             "same round (again / alone)." % TARGET_MEAN_RATIO)
     L.append("")
-    if again:
-        L.append("Two runs of the same foreground alone at the same level differ by up to %.0f%% "
-                 "in p99 here (TCG on a shared 2-core host, %s s phases): a 2%% p99 or "
-                 "throughput target is below what this bench resolves; read the impacts "
-                 "against that row, not against 2%%." % (noise, b.params.get("runtime_s", "?")))
+    fbm = [m for m in FB_MODES if m in runs.modes]
+    for model in runs.models:
+        L.append("### %s (%s)" % (model, MODEL_DESC.get(model, model)))
         L.append("")
+        L.append("| load | mode | bg MiB/s | BFQ bg MiB/s | bg - BFQ | bg >= BFQ | "
+                 "fg mean / alone | mean <= 1.02 | gap | fg p99 / alone | noise: mean, "
+                 "again / alone |")
+        L.append("|---" * 11 + "|")
+        for level in runs.levels:
+            noise = runs.iv(model, level, "again:none", "mean_ratio")
+            for mode in fbm:
+                if not runs.has(model, level, mode):
+                    continue
+                bg = runs.iv(model, level, mode, "bg_mib_s")
+                bq = runs.iv(model, level, BFQ, "bg_mib_s")
+                d = runs.diff_iv(model, level, mode, BFQ)
+                mr = runs.iv(model, level, mode, "mean_ratio")
+                pr = runs.iv(model, level, mode, "p99_ratio")
+                v1 = verdict_bg(d)
+                v2 = verdict_mean(mr) if level > 0 else "-"
+                L.append("| %d%% | %s | %s | %s | %s | %s%s | %s | %s | %s | %s | %s |" % (
+                    level, label(mode, boots), civ(bg), civ(bq), civ(d), v1,
+                    "" if v1 in ("met", "-", "not separable (always equal)") else " (%s)" % gap_bg(d, bg, bq), civ(mr, 3),
+                    v2, gap_mean(mr) if v2 not in ("met", "-") else "-", civ(pr),
+                    civ(noise, 3)))
+        L.append("")
+
+    # --- best points
+    L.append("## Best point of each curve")
+    L.append("")
+    L.append("Per model and mode, over the levels: the highest background median, and the "
+             "lowest and highest foreground mean ratio median (load > 0). For freeblock: "
+             "the level of the largest margin over BFQ, and the levels where each target "
+             "is met.")
+    L.append("")
+    L.append("| model | mode | best bg MiB/s (load) | lowest fg mean / alone (load) | "
+             "highest fg mean / alone (load) | best bg - BFQ (load) | bg >= BFQ met at | "
+             "mean <= 1.02 met at |")
+    L.append("|---" * 8 + "|")
+    for model in runs.models:
+        for mode in runs.modes:
+            if split_mode(mode)[0] in ("alone", "again"):
+                continue
+            bgs = [(runs.iv(model, l, mode, "bg_mib_s"), l) for l in runs.levels]
+            bgs = [(iv, l) for iv, l in bgs if iv]
+            mrs = [(runs.iv(model, l, mode, "mean_ratio"), l) for l in runs.levels if l > 0]
+            mrs = [(iv, l) for iv, l in mrs if iv]
+            best_bg = max(bgs, key=lambda x: x[0][0]) if bgs else None
+            lo_mr = min(mrs, key=lambda x: x[0][0]) if mrs else None
+            hi_mr = max(mrs, key=lambda x: x[0][0]) if mrs else None
+            extra = ["-", "-", "-"]
+            if mode in FB_MODES:
+                ds = [(runs.diff_iv(model, l, mode, BFQ), l) for l in runs.levels]
+                ds = [(iv, l) for iv, l in ds if iv]
+                if ds:
+                    bd = max(ds, key=lambda x: x[0][0])
+                    extra[0] = "%s (%d%%)" % (civ(bd[0]), bd[1])
+                extra[1] = ", ".join("%d%%" % l for iv, l in ds if verdict_bg(iv) == "met") \
+                    or "none"
+                extra[2] = ", ".join("%d%%" % l for iv, l in mrs
+                                     if verdict_mean(iv) == "met") or "none"
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                model, label(mode, boots),
+                "%s (%d%%)" % (civ(best_bg[0]), best_bg[1]) if best_bg else "-",
+                "%s (%d%%)" % (civ(lo_mr[0], 3), lo_mr[1]) if lo_mr else "-",
+                "%s (%d%%)" % (civ(hi_mr[0], 3), hi_mr[1]) if hi_mr else "-", *extra))
+    L.append("")
+
+    # --- per model tables
+    others = [m for m in runs.modes if m != runs.base]
+    for key, title, d in (("bg_mib_s", "Background MiB/s", 2),
+                          ("mean_ratio", "Foreground mean response time / alone", 3),
+                          ("p99_ratio", "Foreground p99 response time / alone", 2)):
+        L.append("## %s" % title)
+        L.append("")
+        if key != "bg_mib_s":
+            L.append("Paired per round with the foreground alone; the first column is the "
+                     "foreground alone's %s response time in us (median over rounds)." %
+                     ("mean" if key == "mean_ratio" else "p99"))
+            L.append("")
+        cols = runs.modes if key == "bg_mib_s" else others
+        for model in runs.models:
+            L.append("%s (%s):" % (model, MODEL_DESC.get(model, model)))
+            L.append("")
+            L.append("| load | %s%s |" % ("fg alone, us | " if key != "bg_mib_s" else "",
+                                         " | ".join(label(m, boots) for m in cols)))
+            L.append("|---" * (1 + len(cols) + (key != "bg_mib_s")) + "|")
+            for level in runs.levels:
+                if key != "bg_mib_s" and level == 0:
+                    continue
+                cells = [civ(runs.iv(model, level, m, key), d) if runs.has(model, level, m)
+                         else "-" for m in cols]
+                base = ""
+                if key != "bg_mib_s":
+                    bk = "fg_all_mean_us" if key == "mean_ratio" else "fg_p99_us"
+                    base = "%s | " % fmt(runs.iv(model, level, runs.base, bk)[0]
+                                         if runs.iv(model, level, runs.base, bk) else None, 0)
+                L.append("| %d%% | %s%s |" % (level, base, " | ".join(cells)))
+            L.append("")
 
     # --- idle
-    L.append("## Idle disk: full-device scrub vs sequential read")
-    L.append("")
-    sizes = sorted({bs for _, _, _, _, bs in b.scrub})
-    L.append("Reading the whole %s MiB disk, nothing else running, one after the other." %
-             b.params.get("scrub_mb", "?"))
-    L.append("")
-    L.append("| round | dd bs=1M iflag=direct, MiB/s | " +
-             " | ".join("fb-scrub --bs %dK, MiB/s" % (bs >> 10) for bs in sizes) + " |")
-    L.append("|---" * (2 + len(sizes)) + "|")
-    for rnd, byt, ms in b.seq:
-        cells = []
-        for bs in sizes:
-            c = [(sb, sms, rc) for r_, sb, sms, rc, bs_ in b.scrub if r_ == rnd and bs_ == bs]
-            if not c:
-                cells.append("-")
-            else:
-                sb, sms, rc = c[0]
-                cells.append("%.1f" % (sb / 1048576.0 / (sms / 1000.0)) if rc == 0
-                             else "failed (exit %d)" % rc)
-        L.append("| %d | %.1f | %s |" % (rnd, byt / 1048576.0 / (ms / 1000.0), " | ".join(cells)))
-    L.append("")
-
-    methods = b.methods()
-    # --- background
-    L.append("## Background MiB/s at each foreground load")
-    L.append("")
-    L.append("fg util: the disk's busy time with the foreground alone (elevator none), "
-             "from io_ticks and, in brackets, from the reads' summed time in flight (at "
-             "queue depth 1 the fraction of time the disk is busy%s)." % (
-                 " with reads" if b.write_pct() else ""))
-    L.append("")
-    L.append("| fg load | fg util | fg IOPS | " + " | ".join(label(m, s) for m, s in methods) + " |")
-    L.append("|---" * (3 + len(methods)) + "|")
-    for level in b.levels:
-        base = b.phases.get((level, "base", "none"))
-        cells = []
-        for m, s in methods:
-            p = b.phases.get((level, m, s))
-            cells.append(fmt(p["bg_mib_s"], 2) if p else "-")
-        L.append("| %d%% | %s | %s | %s |" % (
-            level, "%s%% (%s%%)" % (fmt(b.util(level), 0),
-                                    fmt(b.util(level, "util_rticks_pct"), 0)) if base else "-",
-            fmt(base["fg_iops"], 0) if base else "0", " | ".join(cells)))
-    L.append("")
-
-    # --- foreground impact
-    L.append("## Foreground impact: p99 latency / mean latency / throughput")
-    L.append("")
-    L.append("Each cell: p99 change, mean change, throughput loss, in %%, against the "
-             "foreground alone at the same load (same elevator for ionice; none otherwise)%s." %
-             ("; p99 and mean of the reads, the writes' in the freeblock detail below, "
-              "throughput of both" if b.write_pct() else ""))
-    L.append("")
-    L.append("| fg load | p99 alone, us | " + " | ".join(label(m, s) for m, s in methods) + " |")
-    L.append("|---" * (2 + len(methods)) + "|")
-    for level in b.levels:
-        if level == 0:
-            continue
-        base = b.phases.get((level, "base", "none"))
-        cells = []
-        for m, s in methods:
-            p = b.phases.get((level, m, s))
-            if not p or not p["base"]:
-                cells.append("-")
-                continue
-            cells.append("%s / %s / %s" % (fmt(p["p99_pct"], 0, True), fmt(p["mean_pct"], 0, True),
-                                          fmt(p["tput_loss_pct"], 1)))
-        L.append("| %d%% | %s | %s |" % (level, fmt(base["fg_p99_us"], 0) if base else "-",
-                                         " | ".join(cells)))
-    L.append("")
-
-    # --- freeblock detail
-    if fb_levels:
-        L.append("## Freeblock detail")
+    seq = [x for b in boots for x in b.seq]
+    scrub = [x for b in boots for x in b.scrub]
+    if seq:
+        L.append("## Idle disk: full-device scrub vs sequential read (plain null_blk)")
         L.append("")
-        wr = b.write_pct() > 0
-        L.append("| fg load | disk util with scrub | bg MiB/s | fg requests | delayed by a bg "
-                 "bio (fg_delayed) | %sp99 alone / with, us | %smean alone / with, us |%s" % (
-                     "reads' " if wr else "", "reads' " if wr else "",
-                     " writes' p99 alone / with, us | writes' mean alone / with, us |"
-                     if wr else ""))
-        L.append("|---" * (9 if wr else 7) + "|")
-        for level in [0] + fb_levels if (0, "fb", "none") in b.phases else fb_levels:
-            p = b.phases[(level, "fb", "none")]
-            base = p["base"] or {}
-            L.append("| %d%% | %s%% | %s | %d | %d (%s%%) | %s / %s | %s / %s |%s" % (
-                level, fmt(p["util_total_pct"], 0), fmt(p["bg_mib_s"], 2),
-                p["fb_fg_requests"], p["fb_fg_delayed"],
-                fmt(100.0 * p["fb_fg_delayed"] / p["fb_fg_requests"], 1)
-                if p["fb_fg_requests"] else "-",
-                fmt(base.get("fg_p99_us"), 0), fmt(p["fg_p99_us"], 0),
-                fmt(base.get("fg_mean_us"), 0), fmt(p["fg_mean_us"], 0),
-                " %s / %s | %s / %s |" % (
-                    fmt(base.get("fgw_p99_us"), 0), fmt(p["fgw_p99_us"], 0),
-                    fmt(base.get("fgw_mean_us"), 0), fmt(p["fgw_mean_us"], 0))
-                if wr else ""))
-        if b.fbstats:
-            L.append("")
-            L.append("freeblock counters at the end: %s." % ", ".join(
-                "%s %s" % kv_ for kv_ in b.fbstats.items()))
+        best_seq = max(byt / 1048576.0 / (ms / 1000.0) for _, byt, ms in seq)
+        for bs in sorted({x[4] for x in scrub}):
+            ok = [byt / 1048576.0 / (ms / 1000.0) for _, byt, ms, rc, b_ in scrub
+                  if b_ == bs and rc == 0 and ms > 0]
+            L.append("- fb-scrub --bs %dK: best %s MiB/s of dd's %.1f (%s%%), %d run(s), "
+                     "%d failed" % (bs >> 10, fmt(max(ok) if ok else None, 1), best_seq,
+                                    fmt(100.0 * max(ok) / best_seq if ok else None, 1),
+                                    len([x for x in scrub if x[4] == bs]),
+                                    len([x for x in scrub if x[4] == bs and x[3] != 0])))
         L.append("")
-
-    L.append("## Method")
+    for b in boots:
+        for model, st in b.fbstats.items():
+            if st:
+                L.append("freeblock counters at the end of boot %d, %s: %s." % (
+                    b.boot, model, ", ".join("%s %s" % x for x in st.items())))
     L.append("")
-    L.append("One boot (`bench/freeblock/fb-bench.sh`). The foreground is fio %s, "
-             "O_DIRECT, one at a time, Poisson arrivals at the level's rate (100%%: back "
-             "to back). Each phase runs the background method, starts fio for `runtime_s` and "
-             "reads /sys/block/nullb0/stat over a window from `warm_s` to `runtime_s` after "
-             "the start: every background request is %s and every foreground one 4 KiB, so "
-             "background bytes follow from the reads and sectors completed. Background "
-             "methods read the whole %s MiB disk and never reach its end within a phase: "
-             "freeblock-scrub (fb-scrub, /dev/freeblock, no floor or ceiling, module defaults), "
-             "`ionice -c3 dd if=/dev/nullb0 of=/dev/null bs=%s iflag=direct` under each "
-             "elevator, and a fio sequential reader capped at the rate above (elevator none). "
-             "The elevators get nr_requests=%s (the default with a depth-1 disk is 2). "
-             "Seed (FAST'04): < 2%% foreground impact on disks, where freeblock scheduling "
-             "also uses rotational gaps; freeblock.ko uses idle time only." % (
-                 fg_words(b), b.params.get("bg_block", "?"),
-                 re.search(r"\((\d+) MiB", b.model).group(1) if re.search(r"\((\d+) MiB", b.model) else "?",
-                 b.params.get("bg_block", "?").replace("KiB", "k"),
-                 b.params.get("nr_requests", "?")))
-    L.append("")
-    os.makedirs(os.path.dirname(os.path.abspath(md)), exist_ok=True)
-    with open(md, "w") as f:
-        f.write("\n".join(L))
-    return "\n".join(L)
+    return "\n".join(L) + "\n"
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", required=True, help="events.txt of the fb-bench run")
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--events", action="append", required=True,
+                    help="a boot's events.txt (repeat for several boots)")
     ap.add_argument("--kver", required=True)
     ap.add_argument("--cmd", default="make bench-freeblock")
     ap.add_argument("--csv", required=True)
-    ap.add_argument("--md", required=True)
-    ap.add_argument("--png", required=True)
+    ap.add_argument("--md", default=None)
+    ap.add_argument("--png", default=None)
+    ap.add_argument("--vm-seconds", default=None)
     a = ap.parse_args()
-    if not os.path.exists(a.events):
-        print("report: %s: no such file (did the VM run?)" % a.events, file=sys.stderr)
-        return 1
-    b = Bench(parse(a.events))
-    if not b.phases:
-        print("report: no CSV,phase line in %s" % a.events, file=sys.stderr)
-        return 1
-    write_csv(a.csv, b)
-    os.makedirs(os.path.dirname(os.path.abspath(a.png)), exist_ok=True)
-    ok = chart(b, a.png, a.kver)
-    text = markdown(b, a.md, a, vm_seconds(a.events), a.png, a.csv)
-    print(text)
-    print("report: CSV %s, table %s, chart %s" % (a.csv, a.md, a.png if ok else "(none)"))
+    boots = []
+    for i, e in enumerate(a.events):
+        if not os.path.exists(e):
+            sys.exit("report: %s missing (did the VM run?)" % e)
+        b = Boot(e, i + 1)
+        if b.cells:
+            boots.append(b)
+        else:
+            print("report: no CSV,cell rows in %s, boot left out" % e, file=sys.stderr)
+    if not boots:
+        sys.exit("report: no CSV,cell rows in any boot")
+    runs = Runs(boots)
+    if runs.base is None:
+        sys.exit("report: no alone:* mode: no baseline")
+    spath = write_csvs(runs, a.csv)
+    md = markdown(runs, a, spath)
+    print(md)
+    if a.md:
+        os.makedirs(os.path.dirname(os.path.abspath(a.md)), exist_ok=True)
+        with open(a.md, "w") as f:
+            f.write(md)
+    ok = True
+    if a.png:
+        ok = chart(runs, a.png, a.kver)
+        if ok:
+            print("report: chart %s" % a.png)
+    print("report: CSV %s and %s%s" % (a.csv, spath, "; table %s" % a.md if a.md else ""))
     return 0 if ok else 1
 
 

@@ -101,7 +101,7 @@ MODULE_PARM_DESC(idle_max_us, "idle window, longest, us (10-10000000, default 50
 static struct fb_uint_param fb_collide_pct = {
 	.val = 2, .min = 0, .max = 100 };
 module_param_cb(collide_pct, &fb_uint_ops, &fb_collide_pct, 0644);
-MODULE_PARM_DESC(collide_pct, "idle window: the shortest that at most this share of the foreground's recent idle gaps outlast, so of its arrivals can meet a background block, % (0-100, default 2)");
+MODULE_PARM_DESC(collide_pct, "share of the foreground's arrivals that may meet a background block, % (0-100, default 2): half for the gaps that outlast the idle window, half for those shorter than the horizon");
 
 static struct fb_uint_param fb_floor_kbps = {
 	.val = 0, .min = 0, .max = 0x7fffffff };

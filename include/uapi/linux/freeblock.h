@@ -125,9 +125,9 @@ enum freeblock_cmd {
  * @FREEBLOCK_A_DEPTH: background blocks in flight, at most (1-64)
  * @FREEBLOCK_A_IDLE_MIN_US: shortest idle window, us
  * @FREEBLOCK_A_IDLE_MAX_US: longest idle window, us
- * @FREEBLOCK_A_COLLIDE_PCT: the share of the foreground's recent idle gaps
- *	(so of its arrivals) that may outlast the idle window and meet a
- *	background block, % (0-100)
+ * @FREEBLOCK_A_COLLIDE_PCT: the share of the foreground's arrivals that may
+ *	meet a background block, % (0-100): half for the recent idle gaps
+ *	that outlast the idle window, half for those shorter than the horizon
  * @FREEBLOCK_A_FLOOR_KBPS: the disk's background rate floor, KiB/s, as
  *	md's sync_speed_min: blocks go even on a busy disk when the disk's
  *	background fell below it; 0: strict idle-only (tasks' own floors

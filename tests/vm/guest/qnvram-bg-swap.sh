@@ -99,9 +99,13 @@ check_eq second_lru_swapped swapped "$(state_of 2)"
 check_ok swapped_region_1_verifies qnvtest verify 0 1 101
 check_ok swapped_region_2_verifies qnvtest verify 0 2 102
 wait_stat bg_swap_running 0 60
+# before the verify: its swap-ins push free space below the watermark again,
+# and a region it touches while the next background swap-out copies it is
+# dropped (rightly: touched_region_dropped below)
+check_eq idle_no_drop_no_error "0 0" "$(qnvram_stat bg_swap_dropped) $(qnvram_stat bg_swap_errors)"
 verify_range 1 13 idle_regions_verify
 check_eq idle_no_sync_swap_out 0 "$(qnvram_stat swap_outs)"
-check_eq idle_no_drop_no_error "0 0" "$(qnvram_stat bg_swap_dropped) $(qnvram_stat bg_swap_errors)"
+check_eq idle_no_error_after_verify 0 "$(qnvram_stat bg_swap_errors)"
 log "idle: bg_swap_started $(qnvram_stat bg_swap_started) bg_swap_outs $(qnvram_stat bg_swap_outs) ($(qnvram_stat bg_swap_bytes) bytes) swap_ins $(qnvram_stat swap_ins) sync swap_outs $(qnvram_stat swap_outs)"
 wait_stat bg_swap_running 0 60
 check_ok idle_rmmod rmmod qnvram
