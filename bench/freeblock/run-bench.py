@@ -53,28 +53,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from guest_csv import vm_seconds  # noqa: E402 (bench/ is on the path now)
 LEVELS = "0,20,40,60,80,100"
 MODELS = ["plain", "crypt", "linear"]
 METHODS = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
 MODES = "alone:none,again:none,fb:none,fbt:none,ionice:bfq,ionicet:bfq,ratecap:none"
 KV_LIST = r"^[a-z_]+=[0-9a-z]+(,[a-z_]+=[0-9a-z]+)*$"
-
-
-def vm_seconds(events):
-    """Seconds from QEMU's start to the last event (run.py stamps events from
-    the start of the test, after it got the VM lock), or None."""
-    last = None
-    try:
-        with open(events) as f:
-            for line in f:
-                w = line.split(None, 1)
-                try:
-                    last = float(w[0])
-                except (ValueError, IndexError):
-                    pass
-    except OSError:
-        return None
-    return last
 
 
 def main():

@@ -34,6 +34,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from guest_csv import vm_seconds  # noqa: E402 (bench/ is on the path now)
 MODES = ["ideal", "demand", "pc0", "novma", "daemon", "oracle", "asap"]
 
 
@@ -50,23 +52,6 @@ def modes(s):
         raise argparse.ArgumentTypeError("unknown mode(s) %s; modes: %s" %
                                          (",".join(bad), ",".join(MODES)))
     return s
-
-
-def vm_seconds(events):
-    """Seconds from QEMU's start to the last event (run.py stamps events
-    from the start of the test, after it got the VM lock), or None."""
-    last = None
-    try:
-        with open(events) as f:
-            for line in f:
-                w = line.split(None, 1)
-                try:
-                    last = float(w[0])
-                except (ValueError, IndexError):
-                    pass
-    except OSError:
-        return None
-    return last
 
 
 def main():
