@@ -275,6 +275,43 @@ while read -r st name rest; do
 done </tmp/badrate.out
 check_ge set_rate_bad_inputs_cases 8 "$(wc -l </tmp/badrate.out)"
 
+# --- d2. the disk's own ceiling and floor (md's sync_speed_max / _min) -------
+# a disk ceiling of 64 KiB/s with 1 MiB blocks: one per 16 s; lifted 1 s
+# in: the rest goes at once
+check_ok disk_ceiling_set mobioctl fb set nullbs ceiling_kbps=64
+fbtest scrub /dev/nullbs --bs $M --slots 4 --len $((9 * M)) --deadline-ms 30000 \
+	>/tmp/dceil.out &
+sp=$!
+sleep 1
+check_ok disk_ceiling_lifted mobioctl fb set nullbs ceiling_kbps=default
+wait $sp
+check_eq disk_ceiling_exit 0 $?
+out=$(cat /tmp/dceil.out)
+log "disk ceiling 64 KiB/s lifted after 1 s: $out"
+once disk_ceiling 9 "$out"
+check_le disk_ceiling_lift_applies_at_once 3000 "$(kv elapsed_ms "$out")"
+# beside a back-to-back reader of a disk whose window is 10 s (so no idle
+# time) nothing but the disk floor (1 MiB/s: a 64 KiB block per 62.5 ms)
+# moves the scrub
+nullb_make nullbf size=$MB queue_mode=2 irqmode=2 completion_nsec=300000 >/dev/null
+check_ok disk_floor_set mobioctl fb set nullbf floor_kbps=1024 \
+	idle_min_us=10000000 idle_max_us=10000000
+fbtest load /dev/nullbf 4 >/tmp/load.out &
+lp=$!
+sleep 0.5
+snap nullbf /tmp/f0
+out=$(fbtest scrub /dev/nullbf --bs 65536 --len $((2 * M)) --deadline-ms 20000)
+check_eq disk_floor_exit 0 $?
+snap nullbf /tmp/f1
+wait $lp
+log "disk floor 1 MiB/s beside a reader: $out; bg_issued_floor +$(delta bg_issued_floor /tmp/f0 /tmp/f1) bg_issued_idle +$(delta bg_issued_idle /tmp/f0 /tmp/f1) fg_requests +$(delta fg_requests /tmp/f0 /tmp/f1) fg_delayed +$(delta fg_delayed /tmp/f0 /tmp/f1)"
+once disk_floor 32 "$out"
+check_ge disk_floor_blocks_on_busy_disk 24 "$(delta bg_issued_floor /tmp/f0 /tmp/f1)"
+check_le disk_floor_no_idle_time 3 "$(delta bg_issued_idle /tmp/f0 /tmp/f1)"
+# 32 blocks at 62.5 ms: about 2 s, not the reader's end and more
+check_le disk_floor_paced_not_waiting 3000 "$(kv elapsed_ms "$out")"
+check_ge disk_floor_not_faster_than_the_floor 1500 "$(kv elapsed_ms "$out")"
+
 # --- e. per-disk tunables -----------------------------------------------------
 # A: nullbs (a setting of its own already); B: the dm-crypt disk, records
 # made by tasks only: it follows the module parameters
@@ -369,7 +406,7 @@ check_eq early_setting_one_record 2 "$(fbs nullbw tasks)"
 
 # --- teardown -------------------------------------------------------------------
 sleep 0.5
-for d in "$crypt" "$linear" nullbr nullbs nullbw; do
+for d in "$crypt" "$linear" nullbr nullbs nullbf nullbw; do
 	check_eq "end_${d}_no_task_left" 0 "$(fbs "$d" tasks_active)"
 done
 check_ok dm_remove dmsetup remove --noudevsync fbcrypt fblinear
