@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The rows a guest benchmark script printed with `note "CSV,..."`, read back
-from run.py's events.txt, and the VM time an events file covers; shared by
-the bench/*/report.py and run-bench.py scripts."""
+from run.py's events.txt, the VM time an events file covers, and one boot of
+a guest benchmark script; shared by the bench/*/report.py and run-bench.py
+scripts."""
+
+import os
+import shutil
+import sys
+import time
 
 MARK = "MOBIO NOTE CSV,"
 
@@ -32,3 +38,24 @@ def vm_seconds(events):
     except OSError:
         return None
     return last
+
+
+def run_boot(run, name, kver, script, events, csv_path, boot, boots):
+    """Boot @kver once with the guest script @script through @run (the loaded
+    tests/vm/run.py), printing progress as @name; keep its @events file as
+    <csv_path without .csv>-boot<boot>.events. Returns (rc, VM seconds or
+    None, the kept events path or None)."""
+    t0 = time.time()
+    if os.path.exists(events):
+        os.unlink(events)
+    sys.argv = ["run.py", "test", "--kver", kver, script]
+    rc = run.main() or 0
+    vm_s = vm_seconds(events)
+    print("%s: boot %d of %d done in %.0f s, %s s of it in the VM (rc %d)" %
+          (name, boot, boots, time.time() - t0, "%.0f" % vm_s if vm_s else "?", rc),
+          flush=True)
+    if not os.path.exists(events):
+        return rc, vm_s, None
+    dst = "%s-boot%d.events" % (csv_path[:-4] if csv_path.endswith(".csv") else csv_path, boot)
+    shutil.copyfile(events, dst)
+    return rc, vm_s, dst

@@ -54,7 +54,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import vm_seconds  # noqa: E402 (bench/ is on the path now)
+from guest_csv import run_boot  # noqa: E402 (bench/ is on the path now)
 LEVELS = "0,20,40,60,80,100"
 MODELS = ["plain", "crypt", "linear"]
 METHODS = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
@@ -144,20 +144,12 @@ def main():
         os.environ["MOBIO_VM_APPEND"] = (base_append + " " + append).strip()
         print("bench-freeblock: boot %d of %d, order seed %d" % (boot, a.boots, seed),
               flush=True)
-        t0 = time.time()
-        if os.path.exists(events):
-            os.unlink(events)
-        sys.argv = ["run.py", "test", "--kver", a.kver, os.path.join(HERE, "fb-bench.sh")]
-        brc = run.main() or 0
+        brc, vm_s, dst = run_boot(run, "bench-freeblock", a.kver,
+                                  os.path.join(HERE, "fb-bench.sh"), events,
+                                  csv_path, boot, a.boots)
         rc = max(rc, brc)
-        vm_s = vm_seconds(events)
         vm_total += vm_s or 0
-        print("bench-freeblock: boot %d done in %.0f s, %s s of it in the VM (rc %d)" %
-              (boot, time.time() - t0, "%.0f" % vm_s if vm_s else "?", brc), flush=True)
-        if os.path.exists(events):
-            dst = "%s-boot%d.events" % (csv_path[:-4] if csv_path.endswith(".csv")
-                                        else csv_path, boot)
-            shutil.copyfile(events, dst)
+        if dst:
             kept.append(dst)
     if not kept:
         sys.exit("bench-freeblock: no boot left events")

@@ -35,7 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import vm_seconds  # noqa: E402 (bench/ is on the path now)
+from guest_csv import run_boot  # noqa: E402 (bench/ is on the path now)
 MODES = ["ideal", "demand", "pc0", "novma", "daemon", "oracle", "asap"]
 
 
@@ -130,20 +130,11 @@ def main():
                    " switchbench.asap_args=" + a.asap_args if a.asap_args else ""))
         os.environ["MOBIO_VM_APPEND"] = (base_append + " " + append).strip()
         print("bench-asap: boot %d of %d, order seed %d" % (boot, a.boots, boot), flush=True)
-        t0 = time.time()
-        if os.path.exists(events):
-            os.unlink(events)
-        sys.argv = ["run.py", "test", "--kver", a.kver, script]
-        brc = run.main()
-        rc = max(rc, brc or 0)
-        vm_s = vm_seconds(events)
+        brc, vm_s, dst = run_boot(run, "bench-asap", a.kver, script, events, csv_path,
+                                  boot, a.boots)
+        rc = max(rc, brc)
         vm_total += vm_s or 0
-        print("bench-asap: boot %d done in %.0f s, %s s of it in the VM (rc %s)" %
-              (boot, time.time() - t0, "%.0f" % vm_s if vm_s else "?", brc), flush=True)
-        if os.path.exists(events):
-            dst = "%s-boot%d.events" % (csv_path[:-4] if csv_path.endswith(".csv")
-                                        else csv_path, boot)
-            shutil.copyfile(events, dst)
+        if dst:
             kept.append(dst)
     if not kept:
         sys.exit("bench-asap: no boot left events")
