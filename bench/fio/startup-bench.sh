@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# SmartIO benchmark, app start-up under background writes (issue 15), guest
+# side; bench/fio/run-bench.py --parts startup boots it once per --boots.
+#
+# The apps' ext4 image (bench/fio/startup_app.py: python3 + stdlib, sqlite3 +
+# a ~5 MiB database, gdb) is written onto the device under test and mounted
+# there; writers use the raw region of the same device after the image. In
+# each round every scheduler config (shuffled) runs its writer levels
+# (shuffled, "0" = idle) and at each level REPS cold start-ups of every app
+# (startup-run: drop caches, chroot, exec, wait), then a wakeup phase: a
+# 4 KiB O_DIRECT reader beside one O_DIRECT writer for WAKE_S seconds, with
+# /proc/interrupts and /proc/softirqs sampled before and after.
+#
+#   CSV,sparams,k=v,...
+#   CSV,start,boot,round,pos,model,config,writers,app,rep,wall_us,majflt,status
+#   CSV,wphase,boot,round,model,config,writers,ms,write_sectors,read_sectors
+#   CSV,wake,boot,round,model,config,ms,loc,res,timer_softirq,hrtimer_softirq,all_irqs
+# vm-kmod: null_blk kyber-iosched bfq ext4
+# vm-bin: /usr/bin/fio build/bench-smartio/startup-run
+# vm-tree: build/bench-smartio/startup-app.img /app.img
+# vm-disk: data 448M
+# vm-mem: 2048
+# vm-timeout: 43200
+. /mobio/tests/lib.sh
+
+opt() { # KEY DEFAULT
+	local v
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^startup\.$1=//p" | tail -n 1)
+	echo "${v:-$2}"
+}
+MODELS=$(opt models nullb | tr ',' ' ')
+CONFIGS=$(opt configs none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,kyber-tuned,bfq-tuned | tr ',' ' ')
+WRITERS=$(opt writers 0,buf1,buf5,dio1,dio5 | tr ',' ' ')
+APPS=$(opt apps python,sqlite,gdb | tr ',' ' ')
+ROUNDS=$(opt rounds 2)
+REPS=$(opt reps 3)
+SEED=$(opt seed 1)
+BOOT=$(opt boot 1)
+MBPS=$(opt mbps 16)
+WAKE_S=$(opt wake_s 5)
+WARM_S=$(opt warm_s 2)
+KYBER_READ_LAT=$(opt kyber_read_lat_nsec 500000)
+DL_READ_EXPIRE=$(opt dl_read_expire 100)
+DL_WRITES_STARVED=$(opt dl_writes_starved 4)
+BFQ_SLICE_IDLE=$(opt bfq_slice_idle 0)
+APP=/mnt/app
+
+kmod_load null_blk nr_devices=0
+kmod_load ext4
+command insmod /kmod/kyber_iosched.ko
+command insmod /kmod/bfq.ko
+[ -d /sys/module/smartio_iosched ] || insmod /mobio/smartio-iosched.ko
+
+sched_set() { # DEV NAME
+	echo "$2" >"/sys/block/$1/queue/scheduler" 2>/dev/null &&
+		grep -q "\[$2\]" "/sys/block/$1/queue/scheduler"
+}
+
+# config DEV NAME: the scheduler of config NAME at its settings
+config() {
+	local d=$1 c=$2 s=${2%-tuned} io=/sys/block/$1/queue/iosched
+	sched_set "$d" none
+	sched_set "$d" "$s" || return 1
+	case $c in
+	kyber-tuned) echo "$KYBER_READ_LAT" >$io/read_lat_nsec ;;
+	mq-deadline-tuned)
+		echo "$DL_READ_EXPIRE" >$io/read_expire
+		echo "$DL_WRITES_STARVED" >$io/writes_starved ;;
+	bfq-tuned)
+		echo 1 >$io/low_latency
+		echo "$BFQ_SLICE_IDLE" >$io/slice_idle ;;
+	esac
+}
+
+# shuffle TAG WORD...: the words in a random order seeded by (SEED, BOOT, TAG)
+shuffle() {
+	local tag=$1
+	shift
+	echo "$@" | tr ' ' '\n' | awk -v s="$SEED$BOOT$tag" '
+		BEGIN { srand(s % 2147483647) } { print rand() "\t" $0 }' |
+		sort -n | cut -f 2 | tr '\n' ' '
+}
+
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+dstat() { awk '{ print $7, $3 }' "/sys/block/$1/stat"; } # write, read sectors
+
+# writers DEV KIND N: N writers of KIND (buf: 16 KiB buffered, fsync every 32;
+# dio: 128 KiB O_DIRECT, 8 in flight), each on its own 32 MiB of the raw
+# region after the image; their pids in WPIDS
+WPIDS=
+writers_start() {
+	local dev=$1 kind=$2 n=$3 i=0 off
+	WPIDS=
+	while [ $i -lt "$n" ]; do
+		off=$((WOFF_MB + i * 32))M
+		case $kind in
+		buf) fio --name=w$i --filename="$dev" --offset=$off --size=32M --rw=write \
+			--bs=16k --ioengine=psync --fsync=32 --time_based --runtime=36000 \
+			>/dev/null 2>&1 & ;;
+		dio) fio --name=w$i --filename="$dev" --offset=$off --size=32M --rw=write \
+			--bs=128k --direct=1 --ioengine=libaio --iodepth=8 --time_based \
+			--runtime=36000 >/dev/null 2>&1 & ;;
+		esac
+		WPIDS="$WPIDS $!"
+		i=$((i + 1))
+	done
+}
+writers_stop() {
+	local p
+	for p in $WPIDS; do kill "$p" 2>/dev/null; done
+	for p in $WPIDS; do wait "$p" 2>/dev/null; done
+	WPIDS=
+}
+
+# app_run APP: one cold start-up of APP from the image; "wall_us majflt status"
+PYMODS=json,decimal,email.parser,sqlite3,asyncio,xml.etree.ElementTree,http.client,argparse,logging,csv
+app_run() {
+	case $1 in
+	python) startup-run $APP /usr/bin/python3.11 -c "import $PYMODS" ;;
+	sqlite) startup-run $APP /usr/bin/sqlite3 /data/app.db \
+		"select count(*), max(ts) from msg where peer = 42; select body from msg where id = 31337; pragma integrity_check" ;;
+	gdb) startup-run $APP /usr/bin/gdb -nx -batch -ex "show version" ;;
+	esac
+}
+
+# irqs: LOC RES TIMER HRTIMER ALL (sums over CPUs)
+irqs() {
+	awk 'FILENAME ~ /interrupts/ && $1 ~ /^(LOC|RES):$/ {
+			for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) v[$1] += $i }
+		FILENAME ~ /interrupts/ && $1 ~ /:$/ {
+			for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) all += $i }
+		FILENAME ~ /softirqs/ && $1 ~ /^(TIMER|HRTIMER):$/ {
+			for (i = 2; i <= NF; i++) v[$1] += $i }
+		END { print v["LOC:"] + 0, v["RES:"] + 0, v["TIMER:"] + 0, v["HRTIMER:"] + 0, all + 0 }' \
+		/proc/interrupts /proc/softirqs
+}
+
+# cell MODEL DEV ROUND CONFIG LEVEL
+POS=0
+cell() {
+	local model=$1 dev=$2 r=$3 c=$4 lvl=$5 kind n rep a t0 t1 s0 s1 out
+	case $lvl in
+	0) kind= n=0 ;;
+	buf*) kind=buf n=${lvl#buf} ;;
+	dio*) kind=dio n=${lvl#dio} ;;
+	esac
+	[ "$n" -gt 0 ] && { writers_start "/dev/$dev" $kind "$n"; sleep "$WARM_S"; }
+	s0=$(dstat "$dev")
+	t0=$(now_ms)
+	rep=1
+	while [ $rep -le "$REPS" ]; do
+		for a in $(shuffle "$r$c$lvl$rep" $APPS); do
+			POS=$((POS + 1))
+			out=$(app_run $a)
+			set -- $out
+			note "CSV,start,$BOOT,$r,$POS,$model,$c,$lvl,$a,$rep,$1,$2,$3"
+		done
+		rep=$((rep + 1))
+	done
+	t1=$(now_ms)
+	s1=$(dstat "$dev")
+	[ "$n" -gt 0 ] && writers_stop
+	set -- $s0 $s1
+	note "CSV,wphase,$BOOT,$r,$model,$c,$lvl,$((t1 - t0)),$(($3 - $1)),$(($4 - $2))"
+}
+
+# wake MODEL DEV ROUND CONFIG: wakeups beside a reader and a writer
+wake() {
+	local model=$1 dev=$2 r=$3 c=$4 rp i0 i1 t0 t1
+	writers_start "/dev/$dev" dio 1
+	fio --name=r --filename="/dev/$dev" --offset=$((WOFF_MB + 192))M --size=32M \
+		--rw=randread --bs=4k --direct=1 --ioengine=psync --time_based \
+		--runtime=36000 >/dev/null 2>&1 &
+	rp=$!
+	sleep 1
+	i0=$(irqs)
+	t0=$(now_ms)
+	sleep "$WAKE_S"
+	i1=$(irqs)
+	t1=$(now_ms)
+	kill $rp 2>/dev/null
+	wait $rp 2>/dev/null
+	writers_stop
+	set -- $i0 $i1
+	note "CSV,wake,$BOOT,$r,$model,$c,$((t1 - t0)),$(($6 - $1)),$(($7 - $2)),$(($8 - $3)),$(($9 - $4)),$((${10} - $5))"
+}
+
+note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$REPS,mbps=$MBPS,wake_s=$WAKE_S,warm_s=$WARM_S,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE"
+IMG_MB=$(( ($(stat -c %s /app.img) + 1048575) / 1048576 ))
+WOFF_MB=$(( (IMG_MB + 15) / 16 * 16 ))
+mkdir -p $APP
+for model in $MODELS; do
+	case $model in
+	nullb)
+		mkdir -p /sys/kernel/config 2>/dev/null
+		[ -d /sys/kernel/config/nullb ] || mount -t configfs none /sys/kernel/config
+		d=/sys/kernel/config/nullb/nullb0
+		mkdir $d
+		for kv in size=$((WOFF_MB + 256)) memory_backed=1 queue_mode=2 submit_queues=1 \
+			hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS blocksize=4096; do
+			echo "${kv#*=}" >$d/${kv%%=*} || fail startup_nullb "${kv%%=*} refused"
+		done
+		echo 1 >$d/power
+		dev=nullb0
+		note "CSV,smodel,nullb,null_blk memory_backed=1 queue_mode=2 submit_queues=1 hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS"
+		;;
+	virtio)
+		dev=${DISK_data#/dev/}
+		note "CSV,smodel,virtio,virtio-blk raw image with QEMU throttling.bps-total (see run-bench.py)"
+		;;
+	esac
+	sched_set $dev none
+	dd if=/app.img of=/dev/$dev bs=1M 2>/dev/null || fail startup_image "dd onto /dev/$dev"
+	mount -t ext4 -o ro /dev/$dev $APP || { fail startup_mount "ext4 on /dev/$dev"; continue; }
+	# a warm-up start-up of each app: it must exit 0
+	for a in $APPS; do
+		out=$(app_run $a)
+		set -- $out
+		[ "$3" = 0 ] && pass "startup_${model}_$a" || fail "startup_${model}_$a" "expected exit 0, saw '$out'"
+	done
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for c in $(shuffle "c$r" $CONFIGS); do
+			config $dev $c || { fail "startup_${model}_$c" "no ${c%-tuned}"; continue; }
+			for lvl in $(shuffle "w$r$c" $WRITERS); do
+				cell $model $dev $r $c $lvl
+			done
+			wake $model $dev $r $c
+		done
+		r=$((r + 1))
+	done
+	umount $APP
+	sched_set $dev none
+	[ $model = nullb ] && { echo 0 >$d/power; rmdir $d; }
+done
+rm -f /app.img
+pass bench_done
+finish
