@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn startup-bench VM boots into a CSV, the "App start-up under background
+writes" section of docs/smartio-results.md and its chart.
+
+USAGE
+    bench/fio/startup_report.py --events BOOT1.events [--events BOOT2.events ...]
+        --kver KVER --csv OUT.csv [--cmd "..."] [--vm-seconds S]
+        [--md docs/smartio-results.md] [--png docs/smartio-startup.png]
+
+Input: the "CSV,start|wphase|wake|sparams|smodel,..." notes of
+bench/fio/startup-bench.sh. A start-up's ratio is its wall time over the
+median idle (writers "0") start-up of the same app, config, model, boot and
+round. Every figure is the median with a 95% percentile bootstrap interval
+that resamples rounds within boots (bench/freeblock/report.py's interval(),
+imported, not copied; with one round a boot the rounds are resampled across
+boots, with one round in all the start-ups are). Two intervals that overlap are "not separable". The targets (issue
+15): smartio's start-up beside writers <= 1.15x of idle, and at least as good
+as bfq's (defaults, low_latency on) in the same runs. Only the section between
+the markers <!-- startup:begin --> and <!-- startup:end --> of --md is
+rewritten (appended when missing); the rest of the file is kept.
+"""
+
+import argparse
+import csv
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from guest_csv import parse  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "freeblock_report", os.path.join(TOP, "bench", "freeblock", "report.py"))
+FB = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(FB)
+median = FB.median
+
+
+def interval(groups):
+    """FB.interval (rounds resampled within boots); with a single round in
+    all, the start-ups themselves are resampled (one per group)."""
+    groups = {k: v for k, v in groups.items() if v}
+    if len(groups) == 1:
+        groups = {(0, i): [x] for i, x in enumerate(next(iter(groups.values())))}
+    return FB.interval(groups)
+
+BEGIN, END = "<!-- startup:begin -->", "<!-- startup:end -->"
+CONFIGS = ["none", "mq-deadline", "kyber", "bfq", "smartio", "mq-deadline-tuned",
+           "kyber-tuned", "bfq-tuned"]
+APPS = ["python", "sqlite", "gdb"]
+TARGET = 1.15
+START = ["boot", "round", "pos", "model", "config", "writers", "app", "rep", "wall_us",
+         "majflt", "status"]
+WPHASE = ["boot", "round", "model", "config", "writers", "ms", "write_sectors", "read_sectors"]
+WAKE = ["boot", "round", "model", "config", "ms", "loc", "res", "timer", "hrtimer", "irqs"]
+
+
+def rows_of(rows, kind, names):
+    out = []
+    for r in rows:
+        if r[0] == kind and len(r) == len(names) + 1:
+            d = dict(zip(names, r[1:]))
+            for k in names:
+                if k in ("writers", "config", "model", "app"):
+                    continue
+                try:
+                    d[k] = int(d[k])
+                except ValueError:
+                    pass
+            out.append(d)
+    return out
+
+
+def pct(v, p):
+    v = sorted(v)
+    if not v:
+        return None
+    i = p / 100.0 * (len(v) - 1)
+    lo = int(i)
+    return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (i - lo)
+
+
+def level_order(levels):
+    def key(w):
+        return (0, 0) if w == "0" else (1 if w.startswith("buf") else 2, int(w[3:]))
+    return sorted(levels, key=key)
+
+
+def level_name(w):
+    if w == "0":
+        return "idle"
+    return "%s %s" % (w[3:], "buffered+fsync" if w.startswith("buf") else "O_DIRECT")
+
+
+class Data:
+    def __init__(self, paths):
+        self.start, self.wphase, self.wake, self.params, self.models = [], [], [], [], {}
+        for p in paths:
+            rows = parse(p)
+            self.start += [s for s in rows_of(rows, "start", START) if s["status"] == 0]
+            self.bad = [s for s in rows_of(rows, "start", START) if s["status"] != 0]
+            self.wphase += rows_of(rows, "wphase", WPHASE)
+            self.wake += rows_of(rows, "wake", WAKE)
+            self.params += [",".join(r[1:]) for r in rows if r[0] == "sparams"]
+            self.models.update({r[1]: ",".join(r[2:]) for r in rows if r[0] == "smodel"})
+        present = {s["config"] for s in self.start}
+        self.configs = [c for c in CONFIGS if c in present] + sorted(present - set(CONFIGS))
+        self.levels = level_order({s["writers"] for s in self.start})
+        self.apps = [a for a in APPS if a in {s["app"] for s in self.start}]
+        self.boots = sorted({s["boot"] for s in self.start})
+        base = {}
+        for s in self.start:
+            if s["writers"] == "0":
+                base.setdefault((s["boot"], s["round"], s["model"], s["config"], s["app"]),
+                                []).append(s["wall_us"])
+        self.base = {k: median(v) for k, v in base.items()}
+
+    def groups(self, model, config, writers, app=None, boot=None):
+        """{(boot, round): [ratios to idle]}"""
+        out = {}
+        for s in self.start:
+            if (s["model"], s["config"], s["writers"]) != (model, config, writers) or \
+                    (app and s["app"] != app) or (boot and s["boot"] != boot):
+                continue
+            b = self.base.get((s["boot"], s["round"], model, config, s["app"]))
+            if b:
+                out.setdefault((s["boot"], s["round"]), []).append(s["wall_us"] / b)
+        return out
+
+    def iv(self, *args, **kw):
+        return interval(self.groups(*args, **kw))
+
+    def walls(self, model, config, writers, app):
+        return [s["wall_us"] / 1000.0 for s in self.start
+                if (s["model"], s["config"], s["writers"], s["app"]) ==
+                (model, config, writers, app)]
+
+    def wmib(self, model, config, writers):
+        v = [w["write_sectors"] * 512 / 1048576.0 / (w["ms"] / 1000.0) for w in self.wphase
+             if (w["model"], w["config"], w["writers"]) == (model, config, writers) and w["ms"]]
+        return median(v) if v else None
+
+    def wake_rates(self, model, config):
+        v = [w for w in self.wake if (w["model"], w["config"]) == (model, config) and w["ms"]]
+        if not v:
+            return None
+        return {k: median([w[k] * 1000.0 / w["ms"] for w in v])
+                for k in ("loc", "res", "timer", "hrtimer", "irqs")}
+
+
+def civ(iv, d=2):
+    return "-" if iv is None else "%.*f [%.*f, %.*f]" % (d, iv[0], d, iv[1], d, iv[2])
+
+
+def compare(a, b):
+    """a vs b (lower is better): better, worse or not separable"""
+    if a is None or b is None:
+        return "-"
+    if a[2] < b[1]:
+        return "better"
+    if a[1] > b[2]:
+        return "worse"
+    return "not separable"
+
+
+def write_csv(d, path):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "config", "writers", "app", "n", "median_ms", "p90_ms",
+                    "ratio_median", "ratio_lo", "ratio_hi", "writers_mib_s"])
+        for m in d.models:
+            for c in d.configs:
+                for lv in d.levels:
+                    for app in d.apps + ["all"]:
+                        walls = [x for a in d.apps for x in d.walls(m, c, lv, a)] \
+                            if app == "all" else d.walls(m, c, lv, app)
+                        if not walls:
+                            continue
+                        iv = d.iv(m, c, lv, None if app == "all" else app)
+                        wm = d.wmib(m, c, lv)
+                        w.writerow([m, c, lv, app, len(walls), "%.1f" % median(walls),
+                                    "%.1f" % pct(walls, 90)] +
+                                   (["%.3f" % x for x in iv[:3]] if iv else ["", "", ""]) +
+                                   ["%.2f" % wm if wm is not None else ""])
+        w.writerow([])
+        w.writerow(["model", "config", "wake_ms", "loc_per_s", "res_per_s", "timer_softirq_per_s",
+                    "hrtimer_softirq_per_s", "all_irqs_per_s"])
+        for m in d.models:
+            for c in d.configs:
+                r = d.wake_rates(m, c)
+                if r:
+                    w.writerow([m, c, ""] + ["%.0f" % r[k] for k in
+                                             ("loc", "res", "timer", "hrtimer", "irqs")])
+
+
+def gnuplot(script):
+    if not shutil.which("gnuplot"):
+        print("startup_report: gnuplot missing (apt-get install gnuplot-nox): no chart",
+              file=sys.stderr)
+        return False
+    r = subprocess.run(["gnuplot"], input=script, text=True, stderr=subprocess.PIPE)
+    if r.returncode:
+        print("startup_report: gnuplot: %s" % r.stderr.strip(), file=sys.stderr)
+    return r.returncode == 0
+
+
+def chart(d, png):
+    model = "nullb" if "nullb" in d.models else next(iter(d.models))
+    busy = [lv for lv in d.levels if lv != "0"]
+    with tempfile.TemporaryDirectory() as tmp:
+        bars = os.path.join(tmp, "bars.dat")
+        with open(bars, "w") as f:
+            for c in d.configs:
+                vals = []
+                for lv in busy:
+                    iv = d.iv(model, c, lv)
+                    vals += list(iv[:3]) if iv else [0, 0, 0]
+                f.write("%s %s\n" % (c, " ".join("%.3f" % x for x in vals)))
+        pts = os.path.join(tmp, "pts.dat")
+        with open(pts, "w") as f:
+            for i, lv in enumerate(busy):
+                for c in d.configs:
+                    iv, wm = d.iv(model, c, lv), d.wmib(model, c, lv)
+                    if iv and wm is not None:
+                        f.write("%d %.3f %.3f %s\n" % (i, wm, iv[0], c))
+        cols = ", ".join(
+            "'%s' using %d:%d:%d%s title '%s'" % (
+                bars if i == 0 else "", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i,
+                ":xtic(1)" if i == 0 else "", level_name(lv))
+            for i, lv in enumerate(busy))
+        pplots = ", ".join(
+            "'%s' using ($1 == %d ? $2 : 1/0):3 with points pt %d ps 1.4 title '%s', "
+            "'' using ($1 == %d ? $2 : 1/0):3:4 with labels offset 0,0.7 font ',7' notitle"
+            % (pts, i, 5 + 2 * i, level_name(lv), i) for i, lv in enumerate(busy))
+        return gnuplot("""
+set terminal png size 1300,560 noenhanced
+set output '%s'
+set multiplot layout 1,2 title "App start-up under background writes, %s model: start-up time / idle start-up (same scheduler, boot, round)"
+set style data histograms
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.7 border -1
+set logscale y
+set ylabel "start-up beside writers / idle (median, 95%% interval)"
+set xtics rotate by -30
+set grid ytics
+set key top left
+set arrow 1 from graph 0, first %g to graph 1, first %g nohead dt 2 lc rgb 'red'
+plot %s
+unset arrow 1
+unset style
+set style data points
+set xtics norotate
+set title "trade-off: writers' throughput vs start-up ratio"
+set xlabel "writers' MiB/s during the start-ups"
+set ylabel "start-up ratio (median)"
+set logscale y
+unset logscale x
+set grid
+set key top left
+plot %s, %g with lines dt 2 lc rgb 'red' title 'target 1.15x'
+unset multiplot
+""" % (png, model, TARGET, TARGET, cols, pplots, TARGET))
+
+
+def markdown(d, a, png):
+    L = [BEGIN, "## App start-up under background writes", "",
+         "Command: `%s` (kernel %s), %d boot(s); %.0f s in the VMs. Parameters: %s." % (
+             a.cmd, a.kver, len(d.boots), a.vm_seconds or 0,
+             "; ".join(sorted(set(p.split(",boot=")[0] + "," + ",".join(
+                 x for x in p.split(",") if not x.startswith(("boot=", "seed=", "kernel=")))
+                 for p in d.params)))), "",
+         "Cold start-ups (page cache dropped, then chroot + exec, bench/fio/startup-run.c) of "
+         "python3.11 importing json, decimal, email, sqlite3, asyncio, xml.etree, http.client, "
+         "argparse, logging and csv; sqlite3 (the CLI) running three queries on a ~5 MiB "
+         "database; gdb -batch (10 MiB binary, ~60 libraries). Binaries, libraries and data "
+         "are on an ext4 image on the device under test (bench/fio/startup_app.py); the "
+         "writers write the raw region after it on the same device: N buffered writers "
+         "(16 KiB, fsync every 32 writes) or N O_DIRECT streams (128 KiB, 8 in flight). "
+         "In each round every scheduler config comes once, in a shuffled order, and runs "
+         "its writer levels in a shuffled order. A ratio is a start-up over the median idle "
+         "start-up of the same app, config, boot and round; figures are medians "
+         "[95% bootstrap interval over rounds within boots]; overlapping intervals are "
+         "\"not separable\". Tuned points: kyber-tuned read_lat_nsec, mq-deadline-tuned "
+         "read_expire/writes_starved, bfq-tuned low_latency=1 + slice_idle (values in the "
+         "parameters). TCG: absolute times mean little, ratios do.", ""]
+    for m, desc in d.models.items():
+        extra = (" (throttling.bps-total=%d)" % a.throttle_bps) if m == "virtio" else ""
+        L.append("- model **%s**: %s%s" % (m, desc, extra))
+    L.append("")
+    if d.bad:
+        L += ["%d start-ups exited non-zero and are left out." % len(d.bad), ""]
+    busy = [lv for lv in d.levels if lv != "0"]
+    for m in d.models:
+        L += ["### Model %s: start-up beside writers / idle (all apps)" % m, "",
+              "| config | " + " | ".join(level_name(lv) for lv in busy) + " |",
+              "|---|" + "---|" * len(busy)]
+        for c in d.configs:
+            cells = []
+            for lv in busy:
+                iv, s = d.iv(m, c, lv), d.iv(m, "smartio", lv)
+                cmp = "" if c == "smartio" or not s else " (smartio %s)" % compare(s, iv)
+                cells.append(civ(iv) + cmp)
+            L.append("| %s | %s |" % (c, " | ".join(cells)))
+        L += ["", "Writers' throughput during the start-ups (MiB/s written to the device, "
+              "median):", "", "| config | " + " | ".join(level_name(lv) for lv in busy) + " |",
+              "|---|" + "---|" * len(busy)]
+        for c in d.configs:
+            L.append("| %s | %s |" % (c, " | ".join(
+                "%.1f" % x if x is not None else "-" for x in
+                (d.wmib(m, c, lv) for lv in busy))))
+        L += ["", "Per app: start-up median / p90 in ms (n), ratio to idle:", "",
+              "| config | app | " + " | ".join(level_name(lv) for lv in d.levels) + " |",
+              "|---|---|" + "---|" * len(d.levels)]
+        for c in d.configs:
+            for app in d.apps:
+                cells = []
+                for lv in d.levels:
+                    w = d.walls(m, c, lv, app)
+                    if not w:
+                        cells.append("-")
+                        continue
+                    iv = d.iv(m, c, lv, app)
+                    cells.append("%.0f / %.0f (%d)%s" % (
+                        median(w), pct(w, 90), len(w),
+                        "" if lv == "0" or not iv else ", %.2fx" % iv[0]))
+                L.append("| %s | %s | %s |" % (c, app, " | ".join(cells)))
+        L += ["", "Wakeups while a 4 KiB O_DIRECT reader runs beside one O_DIRECT writer "
+              "(per second, median; LOC = local timer interrupts, RES = rescheduling IPIs, "
+              "both CPUs):", "",
+              "| config | LOC/s | RES/s | TIMER softirq/s | HRTIMER softirq/s | all IRQs/s |",
+              "|---|---|---|---|---|---|"]
+        for c in d.configs:
+            r = d.wake_rates(m, c)
+            if r:
+                L.append("| %s | %s |" % (c, " | ".join(
+                    "%.0f" % r[k] for k in ("loc", "res", "timer", "hrtimer", "irqs"))))
+        L += ["", "Targets (issue 15), model %s:" % m, ""]
+        for lv in busy:
+            s, b = d.iv(m, "smartio", lv), d.iv(m, "bfq", lv)
+            if not s:
+                continue
+            t = "holds" if s[2] <= TARGET else "does not hold" if s[1] > TARGET else \
+                "not separable"
+            L.append("- %s: smartio %s: <= %.2fx of idle %s; vs bfq %s: %s" % (
+                level_name(lv), civ(s), TARGET, t, civ(b),
+                {"better": "at least as good (better)", "not separable":
+                 "not separable", "worse": "worse than bfq"}.get(compare(s, b), "-")))
+            for boot in d.boots:
+                sb, bb = d.iv(m, "smartio", lv, boot=boot), d.iv(m, "bfq", lv, boot=boot)
+                if sb and bb and len(d.boots) > 1:
+                    L.append("  - boot %d: smartio %s, bfq %s" % (boot, civ(sb), civ(bb)))
+        L.append("")
+    if png:
+        L += ["![start-up chart](%s)" % os.path.basename(png), ""]
+    L.append(END)
+    return "\n".join(L) + "\n"
+
+
+def splice(path, section):
+    old = open(path).read() if os.path.exists(path) else ""
+    if BEGIN in old and END in old:
+        i, j = old.index(BEGIN), old.index(END) + len(END)
+        new = old[:i] + section.rstrip("\n") + old[j:]
+    else:
+        new = old.rstrip("\n") + ("\n\n" if old else "") + section
+    with open(path, "w") as f:
+        f.write(new)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--events", action="append", required=True)
+    ap.add_argument("--kver", required=True)
+    ap.add_argument("--cmd", default="make bench-smartio-startup")
+    ap.add_argument("--csv")
+    ap.add_argument("--md")
+    ap.add_argument("--png")
+    ap.add_argument("--vm-seconds", type=float, default=0)
+    ap.add_argument("--throttle-bps", type=int, default=0)
+    a = ap.parse_args()
+    d = Data(a.events)
+    if not d.start:
+        print("startup_report: no start-ups in %s" % ", ".join(a.events), file=sys.stderr)
+        return 1
+    if a.csv:
+        write_csv(d, a.csv)
+        print("startup_report: CSV %s" % a.csv)
+    ok = bool(a.png) and chart(d, a.png)
+    if ok:
+        print("startup_report: chart %s" % a.png)
+    md = markdown(d, a, a.png if ok else None)
+    print(md)
+    if a.md:
+        splice(a.md, md)
+        print("startup_report: section in %s" % a.md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
