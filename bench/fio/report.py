@@ -342,6 +342,11 @@ def main():
     print(md)
     if a.md:
         os.makedirs(os.path.dirname(os.path.abspath(a.md)), exist_ok=True)
+        # keep the start-up section (bench/fio/startup_report.py writes it)
+        keep = open(a.md).read() if os.path.exists(a.md) else ""
+        b, e = "<!-- startup:begin -->", "<!-- startup:end -->"
+        if b in keep and e in keep:
+            md = md.rstrip("\n") + "\n\n" + keep[keep.index(b):keep.index(e) + len(e)] + "\n"
         with open(a.md, "w") as f:
             f.write(md)
         print("report: table %s" % a.md)

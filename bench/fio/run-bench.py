@@ -4,9 +4,18 @@
 then the CSV, the markdown table and the chart (bench/fio/report.py).
 
 USAGE
-    bench/fio/run-bench.py --kver KVER [--parts slowdown,curve,mixed,launch]
+    bench/fio/run-bench.py --kver KVER [--parts slowdown,curve,mixed,launch,startup]
         [--models nullb,virtio] [--scheds none,mq-deadline,kyber,bfq,smartio]
         [--runtime 8] [--throttle-bps 16777216] [--out docs]
+        [--boots 2] [--rounds 2] [--reps 3] [--seed 1] [--startup-models nullb,virtio]
+        [--startup-writers 0,buf1,buf5,dio1,dio5] [--startup-configs ...]
+
+Part "startup" (issue 15, app start-up under background writes) is its own
+guest script, bench/fio/startup-bench.sh, booted --boots times (boot b with
+order seed SEED+b-1, --rounds rounds each); its report is
+bench/fio/startup_report.py, which replaces only its own section of
+smartio-results.md and draws smartio-startup.png. The other parts run in one
+boot of smartio-bench.sh first, as before.
 
 The VM runs through tests/vm/run.py (its machine-wide lock: never beside
 another VM). Two things run.py has no header for are done here:
@@ -48,6 +57,8 @@ def guest_script(outdir):
 def throttle_data_disk(bps):
     """Make run.py's QEMU give the data disk a bandwidth bucket of @bps."""
     real_popen = subprocess.Popen
+    if getattr(real_popen, "mobio_throttle", False):
+        return
 
     def popen(cmd, *args, **kwargs):
         if isinstance(cmd, list) and cmd and cmd[0].startswith("qemu-system"):
@@ -56,11 +67,13 @@ def throttle_data_disk(bps):
                    for a in cmd]
         return real_popen(cmd, *args, **kwargs)
 
+    popen.mobio_throttle = True
     subprocess.Popen = popen
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kver", required=True)
     ap.add_argument("--parts", default="slowdown,curve,mixed,launch")
     ap.add_argument("--models", default="nullb,virtio")
@@ -71,27 +84,125 @@ def main():
     ap.add_argument("--out", default=os.path.join(TOP, "docs"),
                     help="where smartio-results.md and smartio-bench.png go")
     ap.add_argument("--csv", default=None)
+    g = ap.add_argument_group("part startup")
+    g.add_argument("--boots", type=int, default=2, help="VM boots of startup-bench.sh")
+    g.add_argument("--rounds", type=int, default=2, help="rounds per boot")
+    g.add_argument("--reps", type=int, default=3,
+                   help="start-ups of each app per (config, writers) cell and round")
+    g.add_argument("--seed", type=int, default=1, help="order seed of boot 1 (+1 a boot)")
+    g.add_argument("--startup-models", default="nullb,virtio")
+    g.add_argument("--startup-writers", default="0,buf1,buf5,dio1,dio5",
+                   help="writer levels: 0 (idle), bufN (N buffered + fsync), dioN (N O_DIRECT)")
+    g.add_argument("--startup-configs",
+                   default="none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,"
+                           "kyber-tuned,bfq-tuned")
+    g.add_argument("--wake-s", type=int, default=5, help="seconds of the wakeup phase")
+    g.add_argument("--startup-csv", default=None,
+                   help="default bench/fio/results/<date>-<kver>-startup.csv")
     a = ap.parse_args()
+    parts = a.parts.split(",")
+    rc = 0
+    if "startup" in parts:
+        parts.remove("startup")
+        if "0" not in a.startup_writers.split(","):
+            ap.error("--startup-writers needs 0 (the idle baseline of every ratio)")
+        if a.boots < 1 or a.rounds < 1 or a.reps < 1:
+            ap.error("--boots, --rounds, --reps >= 1")
+    else:
+        a.boots = 0
+    if parts:
+        a.parts = ",".join(parts)
+        rc = other_parts(a)
+    if a.boots:
+        rc = max(rc, startup(a))
+    return rc
+
+
+def load_run():
+    spec = importlib.util.spec_from_file_location("mobio_vm_run",
+                                                  os.path.join(TOP, "tests", "vm", "run.py"))
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    return run
+
+
+def startup(a):
+    """Part startup: --boots boots of startup-bench.sh, then its report."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    sys.path.insert(0, HERE)
+    from guest_csv import run_boot
+    import startup_app
+    outdir = os.path.join(TOP, "build", "bench-smartio")
+    os.makedirs(outdir, exist_ok=True)
+    startup_app.build(os.path.join(outdir, "startup-app.img"))
+    subprocess.check_call(["cc", "-O2", "-Wall", "-Wextra", "-o",
+                           os.path.join(outdir, "startup-run"),
+                           os.path.join(HERE, "startup-run.c")])
+    cmd = ("bench/fio/run-bench.py --kver %s --parts startup --boots %d --rounds %d "
+           "--reps %d --seed %d --startup-models %s --startup-writers %s "
+           "--startup-configs %s --wake-s %d --throttle-bps %d --mbps %d" %
+           (a.kver, a.boots, a.rounds, a.reps, a.seed, a.startup_models, a.startup_writers,
+            a.startup_configs, a.wake_s, a.throttle_bps, a.mbps))
+    print("bench-smartio-startup: %s" % cmd, flush=True)
+    csv_path = a.startup_csv or os.path.join(HERE, "results", "%s-%s-startup.csv" %
+                                             (time.strftime("%Y%m%d"), a.kver))
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    base = os.environ.get("MOBIO_VM_APPEND", "")
+    run = load_run()
+    throttle_data_disk(a.throttle_bps)
+    events = os.path.join(TOP, "build", "vm", a.kver, "startup-bench", "events.txt")
+    rc, kept, vm_total, t_all = 0, [], 0.0, time.time()
+    for boot in range(1, a.boots + 1):
+        append = ("startup.models=%s startup.configs=%s startup.writers=%s startup.rounds=%d "
+                  "startup.reps=%d startup.seed=%d startup.boot=%d startup.mbps=%d "
+                  "startup.wake_s=%d" %
+                  (a.startup_models, a.startup_configs, a.startup_writers, a.rounds, a.reps,
+                   a.seed + boot - 1, boot, a.mbps, a.wake_s))
+        os.environ["MOBIO_VM_APPEND"] = (base + " " + append).strip()
+        brc, vm_s, dst = run_boot(run, "bench-smartio-startup", a.kver,
+                                  os.path.join(HERE, "startup-bench.sh"), events,
+                                  csv_path, boot, a.boots)
+        rc = max(rc, brc)
+        vm_total += vm_s or 0
+        if dst:
+            kept.append(dst)
+    os.environ["MOBIO_VM_APPEND"] = base
+    if not kept:
+        print("bench-smartio-startup: no boot left events", file=sys.stderr)
+        return 1
+    print("bench-smartio-startup: %d boot(s) in %.0f s (%.0f s in the VMs)" %
+          (a.boots, time.time() - t_all, vm_total), flush=True)
+    rep = [sys.executable, os.path.join(HERE, "startup_report.py"), "--kver", a.kver,
+           "--cmd", cmd, "--csv", csv_path, "--vm-seconds", "%.0f" % vm_total,
+           "--throttle-bps", str(a.throttle_bps),
+           "--md", os.path.join(a.out, "smartio-results.md"),
+           "--png", os.path.join(a.out, "smartio-startup.png")]
+    for e in kept:
+        rep += ["--events", e]
+    return max(rc, subprocess.call(rep))
+
+
+def other_parts(a):
+    """The parts of smartio-bench.sh, in one boot."""
 
     outdir = os.path.join(TOP, "build", "bench-smartio")
     script = guest_script(outdir)
     append = ("fiobench.parts=%s fiobench.models=%s fiobench.scheds=%s "
               "fiobench.runtime=%d fiobench.mbps=%d" %
               (a.parts, a.models, a.scheds, a.runtime, a.mbps))
-    os.environ["MOBIO_VM_APPEND"] = (os.environ.get("MOBIO_VM_APPEND", "") + " " + append).strip()
+    base = os.environ.get("MOBIO_VM_APPEND", "")
+    os.environ["MOBIO_VM_APPEND"] = (base + " " + append).strip()
     cmd = ("bench/fio/run-bench.py --kver %s --parts %s --models %s --scheds %s "
            "--runtime %d --throttle-bps %d --mbps %d" %
            (a.kver, a.parts, a.models, a.scheds, a.runtime, a.throttle_bps, a.mbps))
     print("bench-smartio: %s" % cmd, flush=True)
 
-    spec = importlib.util.spec_from_file_location("mobio_vm_run",
-                                                  os.path.join(TOP, "tests", "vm", "run.py"))
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
+    run = load_run()
     throttle_data_disk(a.throttle_bps)
     t0 = time.time()
     sys.argv = ["run.py", "test", "--kver", a.kver, script]
     rc = run.main()
+    os.environ["MOBIO_VM_APPEND"] = base
     events = os.path.join(TOP, "build", "vm", a.kver, "smartio-bench", "events.txt")
     print("bench-smartio: VM done in %.0f s (rc %d); events in %s" %
           (time.time() - t0, rc, os.path.relpath(events, TOP)), flush=True)
