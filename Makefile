@@ -32,6 +32,7 @@ help:
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
 	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
+	@echo "make check-blktests [KVER=<kver>]     blktests' whole block group with smartio loaded (make check: 005 015-017 020 021); needs ../shared/blktests (MOBIO_SHARED)"
 	@echo "make unit | sqlite-tests | checkpatch | sparse | dkms-check | install-check | make-selftest   the parts of make check"
 	@echo "make sqlite-tests  SQLite's own TCL tests against ppcache as the default VFS, on the host (T=\"pager1 crash*\": those files)"
 	@echo "make make-selftest the Makefile on a fresh machine: no step of demo or check gets an empty kernel (dry run, seconds)"

@@ -20,6 +20,11 @@ A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
     # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship;
                                  a relative path with a / is under the tree
     # vm-append: foo=bar         more kernel command line
+    # vm-tree: SRC DEST          a host file or directory tree, copied to DEST;
+                                 $KVER, $MOBIO_SHARED (default: ../shared beside
+                                 the repo root) and other $VARs are expanded, a
+                                 relative SRC is under the repo root; a missing
+                                 SRC is logged and not shipped (the test says why)
 The guest side (tests/vm/guest/lib.sh) prints "MOBIO ..." lines on /dev/ttyS1,
 which is a unix socket to this runner; see docs/vm-bench.md for the protocol.
 
@@ -119,6 +124,7 @@ class TestSpec:
         self.kmods = []
         self.bins = []
         self.append = []
+        self.trees = []          # (SRC, DEST), unexpanded
         with open(self.path) as f:
             for line in f:
                 m = re.match(r"^#\s*vm-([a-z]+):\s*(.*?)\s*$", line)
@@ -142,6 +148,11 @@ class TestSpec:
                     self.bins += val.split()
                 elif key == "append":
                     self.append += val.split()
+                elif key == "tree":
+                    w = val.split()
+                    if len(w) != 2 or not w[1].startswith("/"):
+                        raise SystemExit("vm: %s: vm-tree wants SRC /DEST, saw %r" % (name, val))
+                    self.trees.append((w[0], w[1]))
                 else:
                     raise SystemExit("vm: %s: unknown header vm-%s" % (name, key))
 
@@ -269,6 +280,52 @@ def add_binaries(cpio, bins, dest_dir, inputs):
             inputs.append(host)
 
 
+def shared_dir():
+    """The peers' shared tree: $MOBIO_SHARED, else ../shared beside the repo root."""
+    return os.environ.get("MOBIO_SHARED") or os.path.join(os.path.dirname(TOP), "shared")
+
+
+def expand_tree_path(path, kver):
+    """A vm-tree path with $KVER, $MOBIO_SHARED and other $VARs expanded."""
+    env = dict(os.environ, KVER=kver, MOBIO_SHARED=shared_dir())
+
+    def var(m):
+        name = m.group(1) or m.group(2)
+        if name not in env:
+            raise SystemExit("vm: vm-tree %s: $%s is not set" % (path, name))
+        return env[name]
+    return re.sub(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))", var, path)
+
+
+def tree_files(src):
+    """Every file and symlink under src (or src itself): [(relative path, host path)].
+    .git is left out."""
+    if not os.path.isdir(src):
+        return [("", src)]
+    out = []
+    for root, dirs, files in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for d in dirs:
+            p = os.path.join(root, d)
+            if os.path.islink(p):
+                out.append((os.path.relpath(p, src), p))
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            out.append((os.path.relpath(p, src), p))
+    return out
+
+
+def add_tree(cpio, src, dest):
+    """Copy host file or tree src to dest in the guest (modes and symlinks kept)."""
+    cpio.add_dir(dest if os.path.isdir(src) else os.path.dirname(dest))
+    for rel, p in tree_files(src):
+        g = os.path.join(dest, rel) if rel else dest
+        if os.path.islink(p):
+            cpio.add_symlink(g, os.readlink(p))
+        else:
+            cpio.add_host_file(g, p)
+
+
 def fingerprint(paths, extra=""):
     h = hashlib.sha256(extra.encode())
     for p in sorted(set(paths)):
@@ -361,10 +418,21 @@ def build_initramfs(kver):
 
 
 def build_extras(kver, spec):
-    """A second cpio for a test's vm-kmod / vm-bin, or None."""
-    if not spec.kmods and not spec.bins and not spec.adhoc:
+    """A second cpio for a test's vm-kmod / vm-bin / vm-tree, or None."""
+    if not spec.kmods and not spec.bins and not spec.trees and not spec.adhoc:
         return None
+    trees = []
+    for src, dest in spec.trees:
+        s = expand_tree_path(src, kver)
+        s = s if os.path.isabs(s) else os.path.join(TOP, s)
+        d = expand_tree_path(dest, kver)
+        if os.path.exists(s):
+            trees.append((os.path.abspath(s), d))
+        else:
+            log("%s: vm-tree %s (%s) is not on the host: %s not shipped"
+                % (spec.name, src, s, d))
     key = hashlib.sha256((" ".join(spec.kmods) + "|" + " ".join(spec.bins) + "|" +
+                          " ".join("%s=%s" % t for t in trees) + "|" +
                           (spec.path if spec.adhoc else "")).encode()).hexdigest()[:12]
     out = os.path.join(BUILD, kver, "extras-%s.cpio.gz" % key)
     mods = kmod_order(kver, spec.kmods) if spec.kmods else []
@@ -377,6 +445,8 @@ def build_extras(kver, spec):
             raise SystemExit("vm: %s: vm-bin %s not found on the host" % (spec.name, b))
         bins.append(p)
     inputs = [p for _, p in mods] + bins + BENCH_FILES + ([spec.path] if spec.adhoc else [])
+    for s, _ in trees:
+        inputs += [p for _, p in tree_files(s)]
 
     def build():
         c = Cpio()
@@ -388,6 +458,8 @@ def build_extras(kver, spec):
             deps = [n for n, _ in kmod_order(kver, [name])]
             c.add_file("kmod/%s.deps" % name, ("\n".join(deps) + "\n").encode())
         add_binaries(c, bins, "usr/local/bin", [])
+        for s, d in trees:
+            add_tree(c, s, d)
         return c.bytes()
 
     write_if_changed(out, inputs, kver + key, build)

@@ -7,6 +7,8 @@
 #   make vm-shell [KVER=<kver>]           interactive VM with the same initramfs
 #   make vm-guest                         build tests/vm/guest/*.c into build/user/guest/
 #   make vm-bootprobe [KVER=<kver>]       time bzImage against PVH vmlinux boots
+#   make check-blktests [KVER=<kver>]     blktests' whole block group with smartio
+#                                         loaded (make check runs a subset)
 #
 # Every target first builds what the guest ships (modules for the kernel(s),
 # libqnvram, mobioctl, guest programs); VM_BUILD=0 skips that and uses what is
@@ -23,7 +25,7 @@ VM_GUEST_SRCS := $(wildcard tests/vm/guest/*.c)
 VM_GUEST_BINS := $(patsubst tests/vm/guest/%.c,build/user/guest/%,$(VM_GUEST_SRCS))
 VM_GUEST_CFLAGS ?= -O2 -g -Wall -Wextra
 
-.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe demo-nodeps
+.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe demo-nodeps check-blktests
 
 # Guest programs include tools' sources (fbtest, freeblock-scrub): those count too.
 build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*.h include/uapi/*.h tools/*.c tools/*.h)
@@ -53,6 +55,15 @@ vm-check:
 	@test -n "$(VM_KVERS)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
 	$(VM_RUN) check $(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) $(T)
+
+# blktests' whole block group (tests/vm/guest/smartio-blktests.sh; make check's
+# vm-check runs its subset: 005, 015-017, 020, 021). The blktests snapshot comes
+# from $(MOBIO_SHARED)/blktests, ../shared beside the repo root by default.
+check-blktests:
+	@test -n "$(VM_KVERS)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
+	MOBIO_VM_APPEND="$$MOBIO_VM_APPEND mobio.blktests=block" $(VM_RUN) check \
+		$(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) smartio-blktests
 
 vm-shell:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
