@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SmartIO: when a held request may go, as pure functions of a snapshot of
+ * the scheduler's state. Each answers with a time (ns, the clock of
+ * ktime_get_ns()): at or before @now, it may go now; SMARTIO_NEVER, not
+ * until a completion or an insertion changes the state. The scheduler
+ * stores the earliest such time of everything it holds: has_work() is false
+ * until then and a timer runs the queue at that time, so the core never
+ * re-runs a queue that would dispatch nothing (blk-mq re-runs one every
+ * BLK_MQ_BUDGET_DELAY, 3 ms, while has_work() is true and dispatch_request()
+ * returns NULL).
+ *
+ * The host unit tests (tests/unit/test_smartio_gate.c) build this header
+ * unchanged against tests/unit/smartio_host_shim.h.
+ */
+#ifndef _SMARTIO_GATE_H
+#define _SMARTIO_GATE_H
+
+#ifdef __KERNEL__
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
+#else
+#include "smartio_host_shim.h"
+#endif
+
+/* Not before a completion or an insertion. */
+#define SMARTIO_NEVER		U64_MAX
+
+/**
+ * struct smartio_write_state - what the write throttle looks at
+ * @now: the time of the decision, ns
+ * @reads_inflight: reads on the device
+ * @writes_inflight: writes on the device
+ * @last_read_ns: insertion or completion of the last read, 0: none yet
+ * @read_idle_ns: reads count as active this long after @last_read_ns
+ * @read_gone_ns: and as gone this long after it (>= @read_idle_ns)
+ * @cap_now: writes in flight allowed beside active or paused reads
+ * @cap: writes in flight allowed once reads are gone
+ * @last_write_ns: dispatch of the last write, 0: none yet
+ * @hold_ns: the gap after the last write while reads are active
+ */
+struct smartio_write_state {
+	u64 now;
+	unsigned int reads_inflight;
+	unsigned int writes_inflight;
+	u64 last_read_ns;
+	u64 read_idle_ns;
+	u64 read_gone_ns;
+	unsigned int cap_now;
+	unsigned int cap;
+	u64 last_write_ns;
+	u64 hold_ns;
+};
+
+/* Reads quiet for @after since the last one (none in flight), from when. */
+static inline u64 smartio_reads_quiet_at(const struct smartio_write_state *s,
+					 u64 after)
+{
+	if (s->reads_inflight)
+		return SMARTIO_NEVER;
+	if (!s->last_read_ns)
+		return 0;
+	return s->last_read_ns + after;
+}
+
+/**
+ * smartio_write_ready_ns() - when the next write may go
+ * @s: the throttle's state
+ * @alone: set to whether reads are paused or gone at @s->now
+ *
+ * Reads active (one in flight, or seen within read_idle_ns): at most
+ * cap_now writes in flight, and hold_ns after the last write. Reads paused:
+ * no hold, cap_now. Reads gone: cap. A write blocked only by time is ready
+ * at the earliest of the hold's end and the moment reads pause or go.
+ *
+ * Context: any; pure.
+ * Return: a time <= @s->now (go now), a later time, or SMARTIO_NEVER (a
+ * completion has to free a slot first).
+ */
+static inline u64 smartio_write_ready_ns(const struct smartio_write_state *s,
+					 bool *alone)
+{
+	u64 paused_at = smartio_reads_quiet_at(s, s->read_idle_ns);
+	u64 gone_at = smartio_reads_quiet_at(s, s->read_gone_ns);
+	u64 hold_end;
+
+	*alone = s->now >= paused_at;
+	if (s->now >= gone_at)
+		return s->writes_inflight < s->cap ? s->now : SMARTIO_NEVER;
+	if (*alone) {
+		if (s->writes_inflight < s->cap_now)
+			return s->now;
+		return s->writes_inflight < s->cap ? gone_at : SMARTIO_NEVER;
+	}
+	if (s->writes_inflight >= s->cap_now)
+		return s->writes_inflight < s->cap ? gone_at : SMARTIO_NEVER;
+	hold_end = s->last_write_ns ? s->last_write_ns + s->hold_ns : 0;
+	if (s->now >= hold_end)
+		return s->now;
+	return min(hold_end, paused_at);
+}
+
+/**
+ * struct smartio_idle_state - what the idle class waits for
+ * @now: the time of the decision, ns
+ * @idle_inflight: idle-class requests on the device
+ * @others_busy: a real-time or best-effort request is queued or in flight
+ * @last_busy_ns: last insertion or completion of a real-time or best-effort
+ *	request, 0: none yet
+ * @grace_ns: how long the others must have been quiet
+ * @waiting_since_ns: since when the idle class waits: the later of its
+ *	oldest queued request's insertion and its last dispatch
+ * @guard_ns: the longest it waits while the others are busy
+ */
+struct smartio_idle_state {
+	u64 now;
+	unsigned int idle_inflight;
+	bool others_busy;
+	u64 last_busy_ns;
+	u64 grace_ns;
+	u64 waiting_since_ns;
+	u64 guard_ns;
+};
+
+/**
+ * smartio_idle_ready_ns() - when the next idle-class request may go
+ * @s: the idle class's state
+ * @guard: set to whether the starvation guard (not the grace) releases it
+ *
+ * One idle-class request at a time, and only when no other class has had a
+ * request queued or in flight for grace_ns; so an idle-class scrub costs
+ * the others at most one request's service time when they come back. Busy
+ * others starve it for guard_ns at most: then one request goes, and the
+ * next waits guard_ns again.
+ *
+ * Context: any; pure.
+ * Return: a time <= @s->now (go now), a later time, or SMARTIO_NEVER (an
+ * idle-class request is in flight).
+ */
+static inline u64 smartio_idle_ready_ns(const struct smartio_idle_state *s,
+					bool *guard)
+{
+	u64 guard_at = s->waiting_since_ns + s->guard_ns;
+	u64 grace_at = SMARTIO_NEVER;
+
+	*guard = false;
+	if (s->idle_inflight)
+		return SMARTIO_NEVER;
+	if (!s->others_busy)
+		grace_at = s->last_busy_ns ? s->last_busy_ns + s->grace_ns : 0;
+	if (grace_at <= guard_at || s->now >= grace_at)
+		return grace_at;
+	*guard = s->now >= guard_at;
+	return guard_at;
+}
+
+#endif /* _SMARTIO_GATE_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of smartio-iosched's gates (modules/smartio-iosched/
+ * smartio_gate.h): when a held write and a held idle-class request may go.
+ * Cases counted by hand at their exact boundaries, then the property that
+ * makes the scheduler poll-free: for random states, the answer is exact.
+ * The returned time allows the request (a timer set to it does not fire in
+ * vain), no earlier time does (a request is never held past it), and
+ * SMARTIO_NEVER means no time at all does while nothing else changes.
+ * Random states come from a fixed-seed LCG.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "smartio_gate.h"
+
+#define US	1000ULL		/* ns */
+#define MS	(1000 * US)
+
+/* 64-bit LCG (Knuth's MMIX constants): the same states on every run */
+static u64 lcg_state = 15;
+
+static u64 lcg_below(u64 n)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (lcg_state >> 11) % n;
+}
+
+/* The module's defaults: 2 ms idle, gone at 25 x, cap 16, hold 10 ms. */
+static struct smartio_write_state write_state(u64 now)
+{
+	return (struct smartio_write_state){
+		.now = now,
+		.read_idle_ns = 2 * MS,
+		.read_gone_ns = 50 * MS,
+		.cap_now = 1,
+		.cap = 16,
+		.hold_ns = 10 * MS,
+	};
+}
+
+static u64 write_at(struct smartio_write_state s, u64 now, bool *alone)
+{
+	s.now = now;
+	return smartio_write_ready_ns(&s, alone);
+}
+
+static void test_write_no_reads_ever(void **unused)
+{
+	struct smartio_write_state s = write_state(1000 * MS);
+	bool alone;
+
+	(void)unused;
+	s.writes_inflight = 15;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
+	assert_true(alone);
+	s.writes_inflight = 16;
+	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+}
+
+static void test_write_hold_while_read_in_flight(void **unused)
+{
+	struct smartio_write_state s = write_state(1000 * MS);
+	bool alone;
+
+	(void)unused;
+	s.reads_inflight = 1;
+	s.last_read_ns = 900 * MS;
+	s.last_write_ns = 995 * MS;
+	/* reads in flight never pause: only the hold's end */
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1005 * MS);
+	assert_false(alone);
+	assert_int_equal(write_at(s, 1005 * MS - 1, &alone), 1005 * MS);
+	assert_int_equal(write_at(s, 1005 * MS, &alone), 1005 * MS);
+	/* no write yet: no hold */
+	s.last_write_ns = 0;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
+	/* the cap beside reads: a completion, not a time */
+	s.writes_inflight = 1;
+	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+}
+
+static void test_write_pause_ends_hold_early(void **unused)
+{
+	struct smartio_write_state s = write_state(1000 * MS);
+	bool alone;
+
+	(void)unused;
+	s.last_read_ns = 999 * MS;
+	s.last_write_ns = 999 * MS;
+	/* hold ends at 1009 ms, reads pause at 1001 ms */
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1001 * MS);
+	assert_false(alone);
+	assert_int_equal(write_at(s, 1001 * MS, &alone), 1001 * MS);
+	assert_true(alone);
+	/* a hold shorter than the pause wins */
+	s.hold_ns = 1 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1000 * MS);
+}
+
+static void test_write_cap_rises_when_reads_gone(void **unused)
+{
+	struct smartio_write_state s = write_state(1000 * MS);
+	bool alone;
+
+	(void)unused;
+	s.last_read_ns = 990 * MS;
+	s.writes_inflight = 1;
+	/* paused, at cap_now: the full cap once reads are gone, at 1040 ms */
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1040 * MS);
+	assert_true(alone);
+	assert_int_equal(write_at(s, 1040 * MS - 1, &alone), 1040 * MS);
+	assert_int_equal(write_at(s, 1040 * MS, &alone), 1040 * MS);
+	/* active and at cap_now: also the moment they are gone */
+	s.last_read_ns = 999 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1049 * MS);
+	/* at the full cap: a completion */
+	s.writes_inflight = 16;
+	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+	assert_true(write_at(s, 2000 * MS, &alone) == SMARTIO_NEVER);
+	/* cap_now == cap: nothing to wait for but a completion */
+	s.writes_inflight = 1;
+	s.cap = 1;
+	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+}
+
+static struct smartio_idle_state idle_state(u64 now)
+{
+	return (struct smartio_idle_state){
+		.now = now,
+		.grace_ns = 20 * MS,
+		.guard_ns = 500 * MS,
+		.waiting_since_ns = now,
+	};
+}
+
+static u64 idle_at(struct smartio_idle_state s, u64 now, bool *guard)
+{
+	s.now = now;
+	return smartio_idle_ready_ns(&s, guard);
+}
+
+static void test_idle_nothing_else_ever(void **unused)
+{
+	struct smartio_idle_state s = idle_state(1000 * MS);
+	bool guard;
+
+	(void)unused;
+	assert_true(smartio_idle_ready_ns(&s, &guard) <= s.now);
+	assert_false(guard);
+	/* one at a time */
+	s.idle_inflight = 1;
+	assert_true(smartio_idle_ready_ns(&s, &guard) == SMARTIO_NEVER);
+}
+
+static void test_idle_grace_after_others(void **unused)
+{
+	struct smartio_idle_state s = idle_state(1000 * MS);
+	bool guard;
+
+	(void)unused;
+	s.last_busy_ns = 990 * MS;
+	assert_int_equal(smartio_idle_ready_ns(&s, &guard), 1010 * MS);
+	assert_false(guard);
+	assert_int_equal(idle_at(s, 1010 * MS - 1, &guard), 1010 * MS);
+	assert_int_equal(idle_at(s, 1010 * MS, &guard), 1010 * MS);
+	assert_false(guard);
+}
+
+static void test_idle_guard_while_others_busy(void **unused)
+{
+	struct smartio_idle_state s = idle_state(1000 * MS);
+	bool guard;
+
+	(void)unused;
+	s.others_busy = true;
+	s.last_busy_ns = 1000 * MS;
+	s.waiting_since_ns = 700 * MS;
+	assert_int_equal(smartio_idle_ready_ns(&s, &guard), 1200 * MS);
+	assert_false(guard);
+	assert_int_equal(idle_at(s, 1200 * MS - 1, &guard), 1200 * MS);
+	assert_false(guard);
+	assert_int_equal(idle_at(s, 1200 * MS, &guard), 1200 * MS);
+	assert_true(guard);
+	/* others quiet but their grace ends after the guard: the guard */
+	s.others_busy = false;
+	s.last_busy_ns = 1190 * MS;
+	assert_int_equal(idle_at(s, 1200 * MS, &guard), 1200 * MS);
+	assert_true(guard);
+	/* both due: the grace is the reason, not the guard */
+	s.last_busy_ns = 1185 * MS;
+	assert_int_equal(idle_at(s, 1205 * MS, &guard), 1205 * MS);
+	assert_false(guard);
+	/* and the grace when it ends first */
+	s.last_busy_ns = 1100 * MS;
+	assert_int_equal(idle_at(s, 1150 * MS, &guard), 1120 * MS);
+	assert_false(guard);
+}
+
+/* Around a few boundaries of each state: near 0, near @at, far off. */
+static u64 probe_time(u64 now, u64 at, unsigned int i)
+{
+	static const long long off[] = { -2, -1, 0, 1, 2 };
+
+	if (i < 5 && at != SMARTIO_NEVER && (long long)at + off[i] >= (long long)now)
+		return at + off[i];
+	return now + lcg_below(200 * MS);
+}
+
+/*
+ * Exactness of the write gate: from a state held at @now until @at, every
+ * earlier time is still held and @at itself is free; SMARTIO_NEVER, never.
+ */
+static void test_write_gate_exact(void **unused)
+{
+	unsigned int n, i;
+
+	(void)unused;
+	for (n = 0; n < 200000; n++) {
+		struct smartio_write_state s = write_state(500 * MS +
+							   lcg_below(100 * MS));
+		u64 at, later;
+		bool alone;
+
+		s.reads_inflight = lcg_below(3) == 0;
+		s.last_read_ns = lcg_below(4) ? s.now - lcg_below(60 * MS) : 0;
+		s.read_idle_ns = lcg_below(5 * MS);
+		s.read_gone_ns = s.read_idle_ns * (1 + lcg_below(30));
+		s.cap = 1 + lcg_below(4);
+		s.cap_now = 1 + lcg_below(s.cap);
+		s.writes_inflight = lcg_below(s.cap + 1);
+		s.last_write_ns = lcg_below(4) ? s.now - lcg_below(20 * MS) : 0;
+		s.hold_ns = lcg_below(20 * MS);
+
+		at = smartio_write_ready_ns(&s, &alone);
+		if (at <= s.now) {
+			assert_int_equal(at, s.now);
+			continue;
+		}
+		for (i = 0; i < 8; i++) {
+			u64 t = probe_time(s.now, at, i);
+
+			later = write_at(s, t, &alone);
+			if (t < at)
+				assert_true(later > t);
+			else
+				assert_true(later <= t);
+		}
+	}
+}
+
+/* The same exactness for the idle class. */
+static void test_idle_gate_exact(void **unused)
+{
+	unsigned int n, i;
+
+	(void)unused;
+	for (n = 0; n < 200000; n++) {
+		struct smartio_idle_state s = idle_state(500 * MS +
+							 lcg_below(100 * MS));
+		u64 at, later;
+		bool guard;
+
+		s.idle_inflight = lcg_below(4) == 0;
+		s.others_busy = lcg_below(2);
+		s.last_busy_ns = lcg_below(4) ? s.now - lcg_below(40 * MS) : 0;
+		s.grace_ns = lcg_below(30 * MS);
+		s.guard_ns = lcg_below(60 * MS);
+		s.waiting_since_ns = s.now - lcg_below(60 * MS);
+
+		at = smartio_idle_ready_ns(&s, &guard);
+		if (at <= s.now) {
+			/* released now: by the guard only when it is due */
+			if (guard)
+				assert_true(s.waiting_since_ns + s.guard_ns <= s.now);
+			continue;
+		}
+		assert_false(guard);
+		for (i = 0; i < 8; i++) {
+			u64 t = probe_time(s.now, at, i);
+
+			later = idle_at(s, t, &guard);
+			if (t < at)
+				assert_true(later > t);
+			else
+				assert_true(later <= t);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_no_reads_ever),
+		cmocka_unit_test(test_write_hold_while_read_in_flight),
+		cmocka_unit_test(test_write_pause_ends_hold_early),
+		cmocka_unit_test(test_write_cap_rises_when_reads_gone),
+		cmocka_unit_test(test_idle_nothing_else_ever),
+		cmocka_unit_test(test_idle_grace_after_others),
+		cmocka_unit_test(test_idle_guard_while_others_busy),
+		cmocka_unit_test(test_write_gate_exact),
+		cmocka_unit_test(test_idle_gate_exact),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
