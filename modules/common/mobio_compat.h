@@ -181,22 +181,32 @@ static inline void mobio_release_fault_lock(struct vm_fault *vmf)
 #define mobio_insert_at_head(flags)	(flags)
 #endif
 
+/* shallow_depth in tags of the whole queue (see below), not per word */
+#if KERNEL_VERSION(6, 17, 0) <= LINUX_VERSION_CODE || \
+	(KERNEL_VERSION(6, 12, 43) <= LINUX_VERSION_CODE && \
+	 KERNEL_VERSION(6, 13, 0) > LINUX_VERSION_CODE)
+#define MOBIO_SHALLOW_DEPTH_WHOLE_QUEUE 1
+#endif
+
 /**
  * mobio_sched_shallow_depth() - a limit_depth() depth for @hctx
  * @hctx: hardware queue whose scheduler tags the depth applies to
  * @percent: share of the queue's nr_requests, 1..100
  *
- * struct blk_mq_alloc_data.shallow_depth counts tags per sbitmap word on
- * 6.1 (kyber scales by 1 << sb.shift) and tags of the whole queue on 6.12
- * (kyber scales nr_requests; but depth_updated() runs before the core
- * stores a new nr_requests, so take the resized sbitmap's depth). Never 0:
- * a queue of one tag still allows one.
+ * struct blk_mq_alloc_data.shallow_depth counted tags per sbitmap word
+ * (kyber scaled by 1 << sb.shift) until "lib/sbitmap: convert shallow_depth
+ * from one word to the whole sbitmap" (6.17, and 6.12.43 in the 6.12 stable
+ * series: Debian 12's 6.12.117 has it, 6.12.0-6.12.42 and 6.13-6.16 do not);
+ * since, tags of the whole queue (kyber scales nr_requests; but
+ * depth_updated() runs before the core stores a new nr_requests, so take
+ * the resized sbitmap's depth). Never 0: a queue of one tag still allows
+ * one.
  * Return: the depth in the unit this kernel expects.
  */
 static inline unsigned int mobio_sched_shallow_depth(struct blk_mq_hw_ctx *hctx,
 						     unsigned int percent)
 {
-#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#ifdef MOBIO_SHALLOW_DEPTH_WHOLE_QUEUE
 	unsigned int full = hctx->sched_tags->bitmap_tags.sb.depth;
 #else
 	unsigned int full = 1U << hctx->sched_tags->bitmap_tags.sb.shift;
