@@ -7,7 +7,13 @@
  * most write_cap of them in flight and at least write_hold_us between two of
  * them; reads paused, the hold is lifted; reads gone, the cap rises to
  * write_cap. No request waits past its deadline (read_expire,
- * write_expire), which bounds write starvation.
+ * write_expire), which bounds write starvation. The idle class goes only
+ * when the other classes have been quiet for idle_grace_ms, one request at
+ * a time, and at least one request every idle_expire_ms.
+ *
+ * Nothing polls: a held request makes has_work() false until the time
+ * smartio_gate.h computes for it (or until a completion or an insertion),
+ * and an hrtimer runs the queue at that time.
  *
  * The concurrency profiler measures read latency with no write around (it
  * holds writes back for a short probe when it has no recent sample) and
@@ -45,6 +51,7 @@
 
 #include "mobio_compat.h"
 #include "mobio_genl.h"
+#include "smartio_gate.h"
 #include <linux/smartio.h>
 
 /* I/O priority classes, the first level of queues; highest first. */
@@ -69,6 +76,8 @@ enum smartio_why {
 	SMARTIO_WHY_READ,		/* reads first */
 	SMARTIO_WHY_WRITE,		/* a write let through beside reads */
 	SMARTIO_WHY_WRITE_ALONE,	/* a write with no read around */
+	SMARTIO_WHY_IDLE,		/* idle class, the others quiet */
+	SMARTIO_WHY_IDLE_GUARD,		/* idle class, its starvation guard */
 };
 
 /* What the profiler did (tracepoint smartio_adjust). */
@@ -122,6 +131,15 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_PROBE_INTERVAL_MS	1000U
 #define SMARTIO_READ_IDLE_US		2000U
 /*
+ * The idle class: 20 ms of quiet is longer than a foreground app's think
+ * time between requests on flash; one request every 500 ms when starved
+ * (BFQ serves a starved idle class every 200 ms) costs the others little.
+ */
+#define SMARTIO_IDLE_GRACE_MS		20U
+#define SMARTIO_IDLE_EXPIRE_MS		500U
+/* Timer slack of the queue kick: holds are milliseconds long. */
+#define SMARTIO_KICK_SLACK_NS		(50ULL * NSEC_PER_USEC)
+/*
  * Reads idle for read_idle_us only pause (a sync reader's think time can be
  * that long): writes skip the hold but keep the current cap. Reads idle this
  * many times longer are gone: writes get the full write_cap.
@@ -152,6 +170,7 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_RQ_INFLIGHT	BIT(1)	/* dispatched, counted in inflight */
 #define SMARTIO_RQ_ALONE	BIT(2)	/* a read dispatched with no write */
 #define SMARTIO_RQ_MIXED	BIT(3)	/* a read dispatched beside writes */
+#define SMARTIO_RQ_IDLE		BIT(4)	/* idle class, counted in idle_inflight */
 /* rq->elv.priv[1]: insertion time, ns. rq->fifo_time: deadline, ns. */
 
 /* One queue: a class and a direction. */
@@ -179,6 +198,9 @@ struct smartio_counters {
 	u64 write_held;
 	u64 adjusts;
 	u64 probes;
+	u64 dispatch_empty;
+	u64 queue_kicks;
+	u64 idle_guard;
 };
 
 /* One per request queue using smartio. */
@@ -194,6 +216,17 @@ struct smartio_data {
 	struct smartio_queue queues[SMARTIO_NR_CLASSES][SMARTIO_NR_DIRS];
 	unsigned int nr_queued;		/* on dispatch and the queues */
 	unsigned int inflight[SMARTIO_NR_DIRS];
+	/*
+	 * has_work() is false before ready_ns (SMARTIO_NEVER: until an
+	 * event); the last dispatch that found nothing to do set it, and
+	 * every insertion or completion that may free a request clears it.
+	 */
+	u64 ready_ns;
+
+	/* idle class */
+	unsigned int idle_inflight;
+	u64 last_busy_ns;		/* rt/be insertion or completion */
+	u64 last_idle_ns;		/* dispatch of the last idle request */
 
 	/* write throttle, now */
 	unsigned int write_cap_now;
@@ -224,6 +257,8 @@ struct smartio_data {
 	unsigned int probe_interval_ms;
 	unsigned int read_idle_us;
 	unsigned int write_merge_kb;	/* 0: no limit */
+	unsigned int idle_grace_ms;
+	unsigned int idle_expire_ms;
 
 	unsigned int async_depth;	/* limit_depth() for writes */
 	struct hrtimer kick;		/* runs the queue when a hold ends */
@@ -425,6 +460,24 @@ static bool smartio_reads_gone(struct smartio_data *sd, u64 now)
 		(u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
 }
 
+/* Time after which the probe lets writes go; 0: no probe. */
+static u64 smartio_probe_ready(struct smartio_data *sd, u64 now)
+{
+	if (!sd->probing)
+		return 0;
+	/* Writes drain, the device settles, then reads run alone. */
+	if (sd->inflight[SMARTIO_WRITE])
+		return SMARTIO_NEVER;
+	if (!sd->probe_end_ns)
+		sd->probe_end_ns = max(now, sd->last_write_done_ns +
+				       smartio_settle_ns(sd)) +
+				   (u64)READ_ONCE(sd->probe_ms) * NSEC_PER_MSEC;
+	if (now < sd->probe_end_ns)
+		return sd->probe_end_ns;
+	sd->probing = false;
+	return 0;
+}
+
 /*
  * The hold after a write, per write_merge_kb of it: plugging merges a
  * writer's bios before any elevator hook is asked (plug merges do not call
@@ -441,49 +494,31 @@ static u64 smartio_hold_after(struct smartio_data *sd)
 }
 
 /*
- * May a write go now? If not and only time stands in the way, *@wait_ns
- * says how long (0: it waits for a completion instead).
+ * When the next write may go (smartio_write_ready_ns(), the probe first);
+ * *@alone: whether reads are paused or gone now.
  */
-static bool smartio_write_gate(struct smartio_data *sd, u64 now, u64 *wait_ns,
-			       bool *alone)
+static u64 smartio_write_ready(struct smartio_data *sd, u64 now, bool *alone)
 {
 	u64 idle_ns = (u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
-	u64 next;
+	struct smartio_write_state st = {
+		.now = now,
+		.reads_inflight = sd->inflight[SMARTIO_READ],
+		.writes_inflight = sd->inflight[SMARTIO_WRITE],
+		.last_read_ns = sd->last_read_ns,
+		.read_idle_ns = idle_ns,
+		.read_gone_ns = SMARTIO_READ_GONE_MULT * idle_ns,
+		.cap_now = sd->write_cap_now,
+		.cap = READ_ONCE(sd->write_cap),
+		.last_write_ns = sd->last_write_ns,
+		.hold_ns = smartio_hold_after(sd),
+	};
+	u64 probe = smartio_probe_ready(sd, now);
 
-	*wait_ns = 0;
-	*alone = false;
-	if (sd->probing) {
-		/* Writes drain, the device settles, then reads run alone. */
-		if (sd->inflight[SMARTIO_WRITE])
-			return false;
-		if (!sd->probe_end_ns)
-			sd->probe_end_ns = max(now, sd->last_write_done_ns +
-					       smartio_settle_ns(sd)) +
-					   (u64)READ_ONCE(sd->probe_ms) *
-					   NSEC_PER_MSEC;
-		if (now < sd->probe_end_ns) {
-			*wait_ns = sd->probe_end_ns - now;
-			return false;
-		}
-		sd->probing = false;
+	if (probe > now) {
+		*alone = false;
+		return probe;
 	}
-	if (!sd->inflight[SMARTIO_READ] &&
-	    (!sd->last_read_ns || now - sd->last_read_ns >= idle_ns)) {
-		unsigned int cap = sd->write_cap_now;
-
-		if (smartio_reads_gone(sd, now))
-			cap = READ_ONCE(sd->write_cap);
-		*alone = true;
-		return sd->inflight[SMARTIO_WRITE] < cap;
-	}
-	if (sd->inflight[SMARTIO_WRITE] >= sd->write_cap_now)
-		return false;
-	next = sd->last_write_ns + smartio_hold_after(sd);
-	if (sd->last_write_ns && now < next) {
-		*wait_ns = next - now;
-		return false;
-	}
-	return true;
+	return smartio_write_ready_ns(&st, alone);
 }
 
 static struct request *smartio_fifo_first(struct smartio_data *sd,
@@ -494,13 +529,16 @@ static struct request *smartio_fifo_first(struct smartio_data *sd,
 	return list_first_entry_or_null(fifo, struct request, queuelist);
 }
 
-/* The first expired request, oldest class first: writes, then reads. */
+/*
+ * The first expired real-time or best-effort request, oldest class first:
+ * writes, then reads. The idle class has its own guard instead.
+ */
 static struct request *smartio_pick_expired(struct smartio_data *sd, u64 now)
 {
 	struct request *rq;
 	unsigned int c;
 
-	for (c = 0; c < SMARTIO_NR_CLASSES; c++) {
+	for (c = 0; c < SMARTIO_IDLE; c++) {
 		rq = smartio_fifo_first(sd, c, SMARTIO_WRITE);
 		if (rq && now >= rq->fifo_time)
 			return rq;
@@ -511,13 +549,55 @@ static struct request *smartio_pick_expired(struct smartio_data *sd, u64 now)
 	return NULL;
 }
 
-static struct request *smartio_pick(struct smartio_data *sd, u64 now,
-				    enum smartio_why *why, u64 *wait_ns)
+/* A real-time or best-effort request queued or in flight. */
+static bool smartio_others_busy(struct smartio_data *sd)
 {
-	struct request *rq;
-	bool gate, alone;
+	unsigned int c, d;
+
+	if (sd->inflight[SMARTIO_READ] + sd->inflight[SMARTIO_WRITE] >
+	    sd->idle_inflight || !list_empty(&sd->dispatch))
+		return true;
+	for (c = 0; c < SMARTIO_IDLE; c++)
+		for (d = 0; d < SMARTIO_NR_DIRS; d++)
+			if (!list_empty(&sd->queues[c][d].fifo))
+				return true;
+	return false;
+}
+
+/* When the idle class may send its next request (smartio_idle_ready_ns()). */
+static u64 smartio_idle_ready(struct smartio_data *sd, u64 now,
+			      struct request *read, struct request *write,
+			      bool *guard)
+{
+	struct smartio_idle_state st = {
+		.now = now,
+		.idle_inflight = sd->idle_inflight,
+		.others_busy = smartio_others_busy(sd),
+		.last_busy_ns = sd->last_busy_ns,
+		.grace_ns = (u64)READ_ONCE(sd->idle_grace_ms) * NSEC_PER_MSEC,
+		.waiting_since_ns = sd->last_idle_ns,
+		.guard_ns = (u64)READ_ONCE(sd->idle_expire_ms) * NSEC_PER_MSEC,
+	};
+	u64 oldest = min(read ? smartio_rq_inserted_ns(read) : SMARTIO_NEVER,
+			 write ? smartio_rq_inserted_ns(write) : SMARTIO_NEVER);
+
+	st.waiting_since_ns = max(st.waiting_since_ns, oldest);
+	return smartio_idle_ready_ns(&st, guard);
+}
+
+/*
+ * The next request to dispatch, or NULL and in *@ready_ns when one may be
+ * (SMARTIO_NEVER: after a completion or an insertion).
+ */
+static struct request *smartio_pick(struct smartio_data *sd, u64 now,
+				    enum smartio_why *why, u64 *ready_ns)
+{
+	struct request *rq, *idle_read, *idle_write;
+	u64 write_at, idle_at;
+	bool alone, guard;
 	unsigned int c;
 
+	*ready_ns = SMARTIO_NEVER;
 	rq = list_first_entry_or_null(&sd->dispatch, struct request,
 				      queuelist);
 	if (rq) {
@@ -529,22 +609,39 @@ static struct request *smartio_pick(struct smartio_data *sd, u64 now,
 		*why = SMARTIO_WHY_EXPIRED;
 		return rq;
 	}
-	gate = smartio_write_gate(sd, now, wait_ns, &alone);
-	for (c = 0; c < SMARTIO_NR_CLASSES; c++) {
+	write_at = smartio_write_ready(sd, now, &alone);
+	for (c = 0; c < SMARTIO_IDLE; c++) {
 		rq = smartio_fifo_first(sd, c, SMARTIO_READ);
 		if (rq) {
 			*why = SMARTIO_WHY_READ;
 			return rq;
 		}
 		rq = smartio_fifo_first(sd, c, SMARTIO_WRITE);
-		if (rq && gate) {
+		if (rq && write_at <= now) {
 			*why = alone ? SMARTIO_WHY_WRITE_ALONE :
 				       SMARTIO_WHY_WRITE;
 			return rq;
 		}
-		if (rq)
+		if (rq) {
 			sd->stats.write_held++;
+			/* held by the gate until it opens or the deadline */
+			*ready_ns = min3(*ready_ns, write_at, rq->fifo_time);
+		}
 	}
+
+	idle_read = smartio_fifo_first(sd, SMARTIO_IDLE, SMARTIO_READ);
+	idle_write = smartio_fifo_first(sd, SMARTIO_IDLE, SMARTIO_WRITE);
+	if (!idle_read && !idle_write)
+		return NULL;
+	idle_at = smartio_idle_ready(sd, now, idle_read, idle_write, &guard);
+	if (idle_at <= now && (idle_read || write_at <= now)) {
+		rq = idle_read ?: idle_write;
+		*why = guard ? SMARTIO_WHY_IDLE_GUARD : SMARTIO_WHY_IDLE;
+		if (guard)
+			sd->stats.idle_guard++;
+		return rq;
+	}
+	*ready_ns = min(*ready_ns, idle_read ? idle_at : max(idle_at, write_at));
 	return NULL;
 }
 
@@ -567,6 +664,11 @@ static void smartio_start_request(struct smartio_data *sd,
 	} else {
 		flags |= SMARTIO_RQ_MIXED;
 	}
+	if (c == SMARTIO_IDLE) {
+		flags |= SMARTIO_RQ_IDLE;
+		sd->idle_inflight++;
+		sd->last_idle_ns = now;
+	}
 	smartio_rq_set_flags(rq, flags);
 	sd->inflight[d]++;
 	sd->stats.dispatched[c][d]++;
@@ -578,31 +680,63 @@ static void smartio_start_request(struct smartio_data *sd,
 			       sd->inflight[SMARTIO_WRITE], sd->write_cap_now);
 }
 
+/*
+ * Nothing to dispatch now: has_work() stays false until @ready_ns, when the
+ * kick timer runs the queue; SMARTIO_NEVER waits for an event (insertion,
+ * completion: smartio_done() runs the queue). Call with sd->lock held.
+ */
+static void smartio_hold_until(struct smartio_data *sd, u64 ready_ns)
+{
+	ktime_t at = ns_to_ktime(ready_ns);
+
+	lockdep_assert_held(&sd->lock);
+	WRITE_ONCE(sd->ready_ns, ready_ns);
+	/*
+	 * The timer follows ready_ns, later as well as earlier: one that
+	 * fired before ready_ns would find has_work() false and nothing
+	 * would run the queue again.
+	 */
+	if (ready_ns == SMARTIO_NEVER || !sd->nr_queued) {
+		hrtimer_try_to_cancel(&sd->kick);
+		return;
+	}
+	if (hrtimer_is_queued(&sd->kick) &&
+	    ktime_compare(hrtimer_get_softexpires(&sd->kick), at) == 0)
+		return;
+	hrtimer_start_range_ns(&sd->kick, at, SMARTIO_KICK_SLACK_NS,
+			       HRTIMER_MODE_ABS);
+}
+
+/* Something changed that may free a held request; sd->lock held. */
+static bool smartio_unhold(struct smartio_data *sd)
+{
+	bool held = sd->nr_queued && sd->ready_ns;
+
+	lockdep_assert_held(&sd->lock);
+	WRITE_ONCE(sd->ready_ns, 0);
+	return held;
+}
+
 static struct request *smartio_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct smartio_data *sd = hctx->queue->elevator->elevator_data;
-	u64 now = ktime_get_ns(), wait_ns = 0;
+	u64 now = ktime_get_ns(), ready_ns;
 	enum smartio_why why;
 	struct request *rq;
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&sd->lock, irqflags);
-	rq = smartio_pick(sd, now, &why, &wait_ns);
-	if (rq)
+	rq = smartio_pick(sd, now, &why, &ready_ns);
+	if (rq) {
 		smartio_start_request(sd, rq, why, now);
+	} else {
+		sd->stats.dispatch_empty++;
+		smartio_hold_until(sd, ready_ns);
+	}
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 
-	/*
-	 * A held write: a completion runs the queue again (restart), and a
-	 * timer when the hold or the probe ends.
-	 */
-	if (!rq && wait_ns) {
-		if (!hrtimer_active(&sd->kick))
-			hrtimer_start(&sd->kick, ns_to_ktime(wait_ns),
-				      HRTIMER_MODE_REL);
-	} else if (!rq) {
+	if (!rq && ready_ns == SMARTIO_NEVER)
 		blk_mq_sched_mark_restart_hctx(hctx);
-	}
 	return rq;
 }
 
@@ -611,6 +745,8 @@ static enum hrtimer_restart smartio_kick(struct hrtimer *timer)
 	struct smartio_data *sd = container_of(timer, struct smartio_data,
 					       kick);
 
+	/* a racy count: one lost increment changes no decision */
+	sd->stats.queue_kicks++;
 	blk_mq_run_hw_queues(sd->q, true);
 	return HRTIMER_NORESTART;
 }
@@ -618,8 +754,11 @@ static enum hrtimer_restart smartio_kick(struct hrtimer *timer)
 static bool smartio_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct smartio_data *sd = hctx->queue->elevator->elevator_data;
+	u64 ready_ns = READ_ONCE(sd->ready_ns);
 
-	return READ_ONCE(sd->nr_queued) > 0;
+	if (!READ_ONCE(sd->nr_queued))
+		return false;
+	return !ready_ns || ktime_get_ns() >= ready_ns;
 }
 
 /* --- Insertion and merging ----------------------------------------------- */
@@ -637,6 +776,8 @@ static void smartio_insert_request(struct smartio_data *sd,
 	if (flags & SMARTIO_RQ_INFLIGHT) {
 		/* A requeue the core did not tell us about. */
 		sd->inflight[d]--;
+		if (flags & SMARTIO_RQ_IDLE)
+			sd->idle_inflight--;
 		flags &= ~SMARTIO_RQ_INFLIGHT;
 	}
 	if (!(flags & SMARTIO_RQ_QUEUED)) {
@@ -644,9 +785,12 @@ static void smartio_insert_request(struct smartio_data *sd,
 		rq->elv.priv[1] = (void *)(uintptr_t)now;
 		flags |= SMARTIO_RQ_QUEUED;
 	}
-	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_ALONE | SMARTIO_RQ_MIXED));
+	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_ALONE | SMARTIO_RQ_MIXED |
+					   SMARTIO_RQ_IDLE));
 	if (d == SMARTIO_READ)
 		sd->last_read_ns = now;
+	if (smartio_rq_class(rq) != SMARTIO_IDLE)
+		sd->last_busy_ns = now;
 
 	/* Beside reads, no request-to-request merge of writes (see allow_merge). */
 	if (!(d == SMARTIO_WRITE && READ_ONCE(sd->write_merge_kb) &&
@@ -688,6 +832,8 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
 		smartio_insert_request(sd, rq, mobio_insert_at_head(flags),
 				       &free, now);
 	}
+	/* the core runs the queue after an insertion */
+	smartio_unhold(sd);
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 
 	blk_mq_free_requests(&free);
@@ -785,35 +931,72 @@ static void smartio_prepare_request(struct request *rq)
 	rq->elv.priv[1] = NULL;
 }
 
-/* Completion (or a requeue): the request leaves the device. */
+/*
+ * After a read or a real-time/best-effort completion at @now, the earliest
+ * moment a gate that waits for quiet may open: the reads pause at
+ * read_idle_us after the last one, the idle class's grace runs from the
+ * last busy request. SMARTIO_NEVER: neither is waiting. sd->lock held.
+ */
+static u64 smartio_quiet_from(struct smartio_data *sd, u64 now)
+{
+	u64 at = SMARTIO_NEVER;
+
+	if (!sd->inflight[SMARTIO_READ])
+		at = now + (u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
+	if ((smartio_fifo_first(sd, SMARTIO_IDLE, SMARTIO_READ) ||
+	     smartio_fifo_first(sd, SMARTIO_IDLE, SMARTIO_WRITE)) &&
+	    !smartio_others_busy(sd))
+		at = min(at, now + (u64)READ_ONCE(sd->idle_grace_ms) *
+			 NSEC_PER_MSEC);
+	return at;
+}
+
+/*
+ * Completion (or a requeue): the request leaves the device. A write or an
+ * idle-class request frees a slot a held request may wait for, a profile
+ * window may change the throttle: run the queue if something is held. A
+ * read or another class's completion only moves the moment a gate waiting
+ * for quiet opens (smartio_quiet_from()): the kick timer, no queue run.
+ */
 static void smartio_done(struct request *rq, bool requeue)
 {
 	struct smartio_data *sd = rq->q->elevator->elevator_data;
 	unsigned long flags = smartio_rq_flags(rq);
-	enum smartio_dir d;
 	unsigned long irqflags;
-	bool kick;
-	u64 now;
+	enum smartio_dir d;
+	u64 now, adjusts;
+	bool kick = false;
 
 	if (!(flags & SMARTIO_RQ_INFLIGHT))
 		return;
 	d = smartio_rq_dir(rq);
 	now = ktime_get_ns();
 	spin_lock_irqsave(&sd->lock, irqflags);
+	adjusts = sd->stats.adjusts + sd->stats.probes;
 	sd->inflight[d]--;
+	if (flags & SMARTIO_RQ_IDLE)
+		sd->idle_inflight--;
+	else
+		sd->last_busy_ns = now;
 	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_INFLIGHT |
 					   SMARTIO_RQ_ALONE |
-					   SMARTIO_RQ_MIXED));
+					   SMARTIO_RQ_MIXED |
+					   SMARTIO_RQ_IDLE));
 	if (requeue)
 		sd->stats.requeued++;
 	else if (d == SMARTIO_READ)
 		smartio_read_done(sd, rq, flags, now);
 	else
 		sd->last_write_done_ns = now;
-	kick = d == SMARTIO_WRITE && sd->nr_queued;
+	if (requeue || d == SMARTIO_WRITE || (flags & SMARTIO_RQ_IDLE) ||
+	    adjusts != sd->stats.adjusts + sd->stats.probes)
+		kick = smartio_unhold(sd);
+	else if (sd->nr_queued && sd->ready_ns > now)
+		smartio_hold_until(sd, min(sd->ready_ns,
+					   smartio_quiet_from(sd, now)));
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 
-	/* A write slot freed: held writes may go (any hw queue's restart). */
+	/* Held requests may go (any hw queue's). A requeue is re-inserted. */
 	if (kick && !requeue)
 		blk_mq_run_hw_queues(rq->q, true);
 }
@@ -895,8 +1078,10 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->probe_interval_ms = SMARTIO_PROBE_INTERVAL_MS;
 	sd->read_idle_us = SMARTIO_READ_IDLE_US;
 	sd->write_merge_kb = SMARTIO_WRITE_MERGE_KB;
+	sd->idle_grace_ms = SMARTIO_IDLE_GRACE_MS;
+	sd->idle_expire_ms = SMARTIO_IDLE_EXPIRE_MS;
 	sd->win.start_ns = ktime_get_ns();
-	hrtimer_init(&sd->kick, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&sd->kick, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	sd->kick.function = smartio_kick;
 
 	eq->elevator_data = sd;
@@ -930,7 +1115,7 @@ static void smartio_exit_sched(struct elevator_queue *e)
 /* --- Counters ------------------------------------------------------------ */
 
 #define SMARTIO_NR_STATS \
-	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 14)
+	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 18)
 
 /* Counter names; "dispatched_rt_read"... are built from the tables. */
 static char smartio_stat_names[3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS]
@@ -957,7 +1142,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	unsigned int k, c, d, n = 0;
 	struct smartio_counters cnt;
 	unsigned long irqflags;
-	unsigned int inflight[SMARTIO_NR_DIRS], cap, slowdown;
+	unsigned int inflight[SMARTIO_NR_DIRS], cap, slowdown, idle_inflight;
 	u64 hold, alone, mixed;
 
 	spin_lock_irqsave(&sd->lock, irqflags);
@@ -969,6 +1154,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	alone = sd->alone_ns;
 	mixed = sd->mixed_ns;
 	slowdown = sd->slowdown_pct;
+	idle_inflight = sd->idle_inflight;
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 
 	for (k = 0; k < 3; k++) {
@@ -1001,6 +1187,10 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	st[n++] = (struct mobio_stat){ "nr_requests", sd->q->nr_requests };
 	st[n++] = (struct mobio_stat){ "async_depth",
 				       READ_ONCE(sd->async_depth) };
+	st[n++] = (struct mobio_stat){ "dispatch_empty", cnt.dispatch_empty };
+	st[n++] = (struct mobio_stat){ "queue_kicks", cnt.queue_kicks };
+	st[n++] = (struct mobio_stat){ "idle_guard", cnt.idle_guard };
+	st[n++] = (struct mobio_stat){ "idle_inflight", idle_inflight };
 	return n;
 }
 
@@ -1116,6 +1306,19 @@ static void smartio_reset_throttle(struct smartio_data *sd)
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 }
 
+/* A tunable changed: held requests are decided again, now. */
+static void smartio_recheck(struct smartio_data *sd)
+{
+	unsigned long irqflags;
+	bool held;
+
+	spin_lock_irqsave(&sd->lock, irqflags);
+	held = smartio_unhold(sd);
+	spin_unlock_irqrestore(&sd->lock, irqflags);
+	if (held)
+		blk_mq_run_hw_queues(sd->q, true);
+}
+
 static ssize_t smartio_tunable_show(struct elevator_queue *e, char *page,
 				    const struct smartio_tunable *t)
 {
@@ -1137,6 +1340,7 @@ static ssize_t smartio_tunable_store(struct elevator_queue *e,
 	WRITE_ONCE(*smartio_tunable_ptr(e, t), v);
 	if (t->throttle)
 		smartio_reset_throttle(e->elevator_data);
+	smartio_recheck(e->elevator_data);
 	return count;
 }
 
@@ -1170,6 +1374,8 @@ SMARTIO_TUNABLE(probe_ms, probe_ms, 1, 60000, false)
 SMARTIO_TUNABLE(probe_interval_ms, probe_interval_ms, 0, 3600000, false)
 SMARTIO_TUNABLE(read_idle_us, read_idle_us, 0, 1000000, false)
 SMARTIO_TUNABLE(write_merge_kb, write_merge_kb, 0, 1048576, false)
+SMARTIO_TUNABLE(idle_grace_ms, idle_grace_ms, 0, 60000, false)
+SMARTIO_TUNABLE(idle_expire_ms, idle_expire_ms, 1, 60000, false)
 
 #define SMARTIO_FS_ENTRY(name) \
 	__ATTR(name, 0644, smartio_##name##_show, smartio_##name##_store)
@@ -1186,6 +1392,8 @@ static struct elv_fs_entry smartio_attrs[] = {
 	SMARTIO_FS_ENTRY(probe_interval_ms),
 	SMARTIO_FS_ENTRY(read_idle_us),
 	SMARTIO_FS_ENTRY(write_merge_kb),
+	SMARTIO_FS_ENTRY(idle_grace_ms),
+	SMARTIO_FS_ENTRY(idle_expire_ms),
 	__ATTR_NULL
 };
 
