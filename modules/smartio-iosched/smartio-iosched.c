@@ -11,6 +11,10 @@
  * when the other classes have been quiet for idle_grace_ms, one request at
  * a time, and at least one request every idle_expire_ms.
  *
+ * Reads of the foreground app (tasks in the cgroup v2 fg_cgroup names, or
+ * below it) have a queue of their own that goes first within their class;
+ * while they are active, other reads are kept to bg_read_cap in flight.
+ *
  * Nothing polls: a held request makes has_work() false until the time
  * smartio_gate.h computes for it (or until a completion or an insertion),
  * and an hrtimer runs the queue at that time.
@@ -32,6 +36,7 @@
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
 #include <linux/bio.h>
+#include <linux/cgroup.h>
 #include <linux/hrtimer.h>
 #include <linux/ioprio.h>
 #include <linux/ktime.h>
@@ -73,6 +78,7 @@ enum smartio_dir {
 enum smartio_why {
 	SMARTIO_WHY_HEAD,		/* inserted at head: requeue */
 	SMARTIO_WHY_EXPIRED,		/* its deadline passed */
+	SMARTIO_WHY_FG_READ,		/* the foreground app's read first */
 	SMARTIO_WHY_READ,		/* reads first */
 	SMARTIO_WHY_WRITE,		/* a write let through beside reads */
 	SMARTIO_WHY_WRITE_ALONE,	/* a write with no read around */
@@ -137,6 +143,11 @@ static const unsigned int smartio_expire_ms[] = {
  */
 #define SMARTIO_IDLE_GRACE_MS		20U
 #define SMARTIO_IDLE_EXPIRE_MS		500U
+/*
+ * Other reads in flight beside the foreground app's: a foreground read
+ * finds a free tag and at most this many reads ahead of it in the device.
+ */
+#define SMARTIO_BG_READ_CAP		4U
 /* Timer slack of the queue kick: holds are milliseconds long. */
 #define SMARTIO_KICK_SLACK_NS		(50ULL * NSEC_PER_USEC)
 /*
@@ -171,6 +182,7 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_RQ_ALONE	BIT(2)	/* a read dispatched with no write */
 #define SMARTIO_RQ_MIXED	BIT(3)	/* a read dispatched beside writes */
 #define SMARTIO_RQ_IDLE		BIT(4)	/* idle class, counted in idle_inflight */
+#define SMARTIO_RQ_FG		BIT(5)	/* allocated by a foreground task */
 /* rq->elv.priv[1]: insertion time, ns. rq->fifo_time: deadline, ns. */
 
 /* One queue: a class and a direction. */
@@ -201,6 +213,8 @@ struct smartio_counters {
 	u64 dispatch_empty;
 	u64 queue_kicks;
 	u64 idle_guard;
+	u64 dispatched_fg_read;
+	u64 bg_read_held;
 };
 
 /* One per request queue using smartio. */
@@ -214,6 +228,7 @@ struct smartio_data {
 	spinlock_t lock;
 	struct list_head dispatch;	/* inserted at head: go first */
 	struct smartio_queue queues[SMARTIO_NR_CLASSES][SMARTIO_NR_DIRS];
+	struct smartio_queue fg_reads[SMARTIO_NR_CLASSES];
 	unsigned int nr_queued;		/* on dispatch and the queues */
 	unsigned int inflight[SMARTIO_NR_DIRS];
 	/*
@@ -227,6 +242,11 @@ struct smartio_data {
 	unsigned int idle_inflight;
 	u64 last_busy_ns;		/* rt/be insertion or completion */
 	u64 last_idle_ns;		/* dispatch of the last idle request */
+
+	/* the foreground app's reads */
+	unsigned int fg_inflight;
+	u64 last_fg_ns;			/* its insertion or completion */
+	bool bg_held;			/* the last pick held another read */
 
 	/* write throttle, now */
 	unsigned int write_cap_now;
@@ -259,6 +279,10 @@ struct smartio_data {
 	unsigned int write_merge_kb;	/* 0: no limit */
 	unsigned int idle_grace_ms;
 	unsigned int idle_expire_ms;
+	unsigned int bg_read_cap;
+	/* fg_cgroup: a reference, set under the elevator's sysfs_lock */
+	struct cgroup __rcu *fg_cgrp;
+	char *fg_path;			/* as written, for show; NULL: none */
 
 	unsigned int async_depth;	/* limit_depth() for writes */
 	struct hrtimer kick;		/* runs the queue when a hold ends */
@@ -295,10 +319,39 @@ static u64 smartio_rq_inserted_ns(struct request *rq)
 	return (u64)(uintptr_t)rq->elv.priv[1];
 }
 
+/*
+ * A foreground read: allocated by a task of fg_cgroup. A request cached by
+ * a plug may be reused for a write: the flag counts for reads only.
+ */
+static bool smartio_rq_fg(struct request *rq)
+{
+	return (smartio_rq_flags(rq) & SMARTIO_RQ_FG) &&
+	       smartio_rq_dir(rq) == SMARTIO_READ;
+}
+
 static struct smartio_queue *smartio_rq_queue(struct smartio_data *sd,
 					      struct request *rq)
 {
+	if (smartio_rq_fg(rq))
+		return &sd->fg_reads[smartio_rq_class(rq)];
 	return &sd->queues[smartio_rq_class(rq)][smartio_rq_dir(rq)];
+}
+
+/*
+ * Whether the current task is in fg_cgroup or below it. Called where blk-mq
+ * allocates a request, in the submitter's context; any context, RCU inside.
+ */
+static bool smartio_current_fg(struct smartio_data *sd)
+{
+	struct cgroup *fg;
+	bool ret = false;
+
+	rcu_read_lock();
+	fg = rcu_dereference(sd->fg_cgrp);
+	if (fg)
+		ret = cgroup_is_descendant(task_dfl_cgroup(current), fg);
+	rcu_read_unlock();
+	return ret;
 }
 
 /* Take @rq off the queues, the merge hash and last_merge. */
@@ -529,6 +582,28 @@ static struct request *smartio_fifo_first(struct smartio_data *sd,
 	return list_first_entry_or_null(fifo, struct request, queuelist);
 }
 
+static struct request *smartio_fg_first(struct smartio_data *sd,
+					unsigned int c)
+{
+	return list_first_entry_or_null(&sd->fg_reads[c].fifo, struct request,
+					queuelist);
+}
+
+/* When the next read of another app may go (smartio_bg_read_ready_ns()). */
+static u64 smartio_bg_read_ready(struct smartio_data *sd, u64 now)
+{
+	struct smartio_bg_read_state st = {
+		.now = now,
+		.fg_inflight = sd->fg_inflight,
+		.last_fg_ns = sd->last_fg_ns,
+		.fg_idle_ns = (u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC,
+		.bg_inflight = sd->inflight[SMARTIO_READ] - sd->fg_inflight,
+		.bg_cap = READ_ONCE(sd->bg_read_cap),
+	};
+
+	return smartio_bg_read_ready_ns(&st);
+}
+
 /*
  * The first expired real-time or best-effort request, oldest class first:
  * writes, then reads. The idle class has its own guard instead.
@@ -540,6 +615,9 @@ static struct request *smartio_pick_expired(struct smartio_data *sd, u64 now)
 
 	for (c = 0; c < SMARTIO_IDLE; c++) {
 		rq = smartio_fifo_first(sd, c, SMARTIO_WRITE);
+		if (rq && now >= rq->fifo_time)
+			return rq;
+		rq = smartio_fg_first(sd, c);
 		if (rq && now >= rq->fifo_time)
 			return rq;
 		rq = smartio_fifo_first(sd, c, SMARTIO_READ);
@@ -557,10 +635,13 @@ static bool smartio_others_busy(struct smartio_data *sd)
 	if (sd->inflight[SMARTIO_READ] + sd->inflight[SMARTIO_WRITE] >
 	    sd->idle_inflight || !list_empty(&sd->dispatch))
 		return true;
-	for (c = 0; c < SMARTIO_IDLE; c++)
+	for (c = 0; c < SMARTIO_IDLE; c++) {
+		if (!list_empty(&sd->fg_reads[c].fifo))
+			return true;
 		for (d = 0; d < SMARTIO_NR_DIRS; d++)
 			if (!list_empty(&sd->queues[c][d].fifo))
 				return true;
+	}
 	return false;
 }
 
@@ -593,11 +674,12 @@ static struct request *smartio_pick(struct smartio_data *sd, u64 now,
 				    enum smartio_why *why, u64 *ready_ns)
 {
 	struct request *rq, *idle_read, *idle_write;
-	u64 write_at, idle_at;
+	u64 write_at, idle_at, bg_at;
 	bool alone, guard;
 	unsigned int c;
 
 	*ready_ns = SMARTIO_NEVER;
+	sd->bg_held = false;
 	rq = list_first_entry_or_null(&sd->dispatch, struct request,
 				      queuelist);
 	if (rq) {
@@ -610,11 +692,22 @@ static struct request *smartio_pick(struct smartio_data *sd, u64 now,
 		return rq;
 	}
 	write_at = smartio_write_ready(sd, now, &alone);
+	bg_at = smartio_bg_read_ready(sd, now);
 	for (c = 0; c < SMARTIO_IDLE; c++) {
+		rq = smartio_fg_first(sd, c);
+		if (rq) {
+			*why = SMARTIO_WHY_FG_READ;
+			return rq;
+		}
 		rq = smartio_fifo_first(sd, c, SMARTIO_READ);
 		if (rq) {
-			*why = SMARTIO_WHY_READ;
-			return rq;
+			if (bg_at <= now) {
+				*why = SMARTIO_WHY_READ;
+				return rq;
+			}
+			sd->stats.bg_read_held++;
+			sd->bg_held = true;
+			*ready_ns = min3(*ready_ns, bg_at, rq->fifo_time);
 		}
 		rq = smartio_fifo_first(sd, c, SMARTIO_WRITE);
 		if (rq && write_at <= now) {
@@ -668,6 +761,10 @@ static void smartio_start_request(struct smartio_data *sd,
 		flags |= SMARTIO_RQ_IDLE;
 		sd->idle_inflight++;
 		sd->last_idle_ns = now;
+	}
+	if (smartio_rq_fg(rq)) {
+		sd->fg_inflight++;
+		sd->stats.dispatched_fg_read++;
 	}
 	smartio_rq_set_flags(rq, flags);
 	sd->inflight[d]++;
@@ -778,6 +875,8 @@ static void smartio_insert_request(struct smartio_data *sd,
 		sd->inflight[d]--;
 		if (flags & SMARTIO_RQ_IDLE)
 			sd->idle_inflight--;
+		if (smartio_rq_fg(rq))
+			sd->fg_inflight--;
 		flags &= ~SMARTIO_RQ_INFLIGHT;
 	}
 	if (!(flags & SMARTIO_RQ_QUEUED)) {
@@ -789,6 +888,8 @@ static void smartio_insert_request(struct smartio_data *sd,
 					   SMARTIO_RQ_IDLE));
 	if (d == SMARTIO_READ)
 		sd->last_read_ns = now;
+	if (smartio_rq_fg(rq))
+		sd->last_fg_ns = now;
 	if (smartio_rq_class(rq) != SMARTIO_IDLE)
 		sd->last_busy_ns = now;
 
@@ -843,8 +944,9 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
  * An elevator bio merge: beside reads, a write request grows to
  * write_merge_kb at most. Insert merges of writes are skipped then
  * (smartio_insert_request); plug merges do not ask any elevator, and
- * smartio_hold_after() charges their size instead. Called without sd->lock: last_read_ns may be a
- * little stale, which only moves the limit's start by one request.
+ * smartio_hold_after() charges their size instead. Called without sd->lock:
+ * last_read_ns may be a little stale, which only moves the limit's start by
+ * one request.
  */
 static bool smartio_allow_merge(struct request_queue *q, struct request *rq,
 				struct bio *bio)
@@ -886,6 +988,8 @@ static int smartio_request_merge(struct request_queue *q, struct request **rq,
 	struct request *found;
 
 	found = elv_rb_find(&sd->queues[c][d].sort, bio_end_sector(bio));
+	if (!found && d == SMARTIO_READ)
+		found = elv_rb_find(&sd->fg_reads[c].sort, bio_end_sector(bio));
 	if (!found || !elv_bio_merge_ok(found, bio))
 		return ELEVATOR_NO_MERGE;
 	*rq = found;
@@ -916,6 +1020,7 @@ static void smartio_requests_merged(struct request_queue *q,
 	lockdep_assert_held(&sd->lock);
 	sd->stats.merged[smartio_rq_class(next)][smartio_rq_dir(next)]++;
 	if (!list_empty(&rq->queuelist) && !list_empty(&next->queuelist) &&
+	    smartio_rq_queue(sd, rq) == smartio_rq_queue(sd, next) &&
 	    next->fifo_time < rq->fifo_time) {
 		list_move(&rq->queuelist, &next->queuelist);
 		rq->fifo_time = next->fifo_time;
@@ -925,23 +1030,27 @@ static void smartio_requests_merged(struct request_queue *q,
 
 /* --- Request life cycle -------------------------------------------------- */
 
+/* At allocation, in the submitter's context: note a foreground task's. */
 static void smartio_prepare_request(struct request *rq)
 {
-	rq->elv.priv[0] = NULL;
+	struct smartio_data *sd = rq->q->elevator->elevator_data;
+
+	smartio_rq_set_flags(rq, smartio_current_fg(sd) ? SMARTIO_RQ_FG : 0);
 	rq->elv.priv[1] = NULL;
 }
 
 /*
  * After a read or a real-time/best-effort completion at @now, the earliest
- * moment a gate that waits for quiet may open: the reads pause at
- * read_idle_us after the last one, the idle class's grace runs from the
- * last busy request. SMARTIO_NEVER: neither is waiting. sd->lock held.
+ * moment a gate that waits for quiet may open: the reads (or the foreground
+ * app's, for held reads of other apps) pause at read_idle_us after the last
+ * one, the idle class's grace runs from the last busy request.
+ * SMARTIO_NEVER: neither is waiting. sd->lock held.
  */
 static u64 smartio_quiet_from(struct smartio_data *sd, u64 now)
 {
 	u64 at = SMARTIO_NEVER;
 
-	if (!sd->inflight[SMARTIO_READ])
+	if (!sd->inflight[SMARTIO_READ] || (sd->bg_held && !sd->fg_inflight))
 		at = now + (u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
 	if ((smartio_fifo_first(sd, SMARTIO_IDLE, SMARTIO_READ) ||
 	     smartio_fifo_first(sd, SMARTIO_IDLE, SMARTIO_WRITE)) &&
@@ -952,8 +1061,9 @@ static u64 smartio_quiet_from(struct smartio_data *sd, u64 now)
 }
 
 /*
- * Completion (or a requeue): the request leaves the device. A write or an
- * idle-class request frees a slot a held request may wait for, a profile
+ * Completion (or a requeue): the request leaves the device. A write, an
+ * idle-class request or (while reads of other apps are held) another app's
+ * read frees a slot a held request may wait for, a profile
  * window may change the throttle: run the queue if something is held. A
  * read or another class's completion only moves the moment a gate waiting
  * for quiet opens (smartio_quiet_from()): the kick timer, no queue run.
@@ -978,6 +1088,10 @@ static void smartio_done(struct request *rq, bool requeue)
 		sd->idle_inflight--;
 	else
 		sd->last_busy_ns = now;
+	if (smartio_rq_fg(rq)) {
+		sd->fg_inflight--;
+		sd->last_fg_ns = now;
+	}
 	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_INFLIGHT |
 					   SMARTIO_RQ_ALONE |
 					   SMARTIO_RQ_MIXED |
@@ -989,6 +1103,7 @@ static void smartio_done(struct request *rq, bool requeue)
 	else
 		sd->last_write_done_ns = now;
 	if (requeue || d == SMARTIO_WRITE || (flags & SMARTIO_RQ_IDLE) ||
+	    (sd->bg_held && !smartio_rq_fg(rq)) ||
 	    adjusts != sd->stats.adjusts + sd->stats.probes)
 		kick = smartio_unhold(sd);
 	else if (sd->nr_queued && sd->ready_ns > now)
@@ -1015,8 +1130,12 @@ static void smartio_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct smartio_data *sd = data->q->elevator->elevator_data;
 
-	/* Synchronous reads may take every tag; the rest leave some. */
-	if (op_is_sync(opf) && !op_is_write(opf))
+	/*
+	 * Synchronous reads may take every tag, but for those of other apps
+	 * while fg_cgroup is set; the rest leave some.
+	 */
+	if (op_is_sync(opf) && !op_is_write(opf) &&
+	    (!rcu_access_pointer(sd->fg_cgrp) || smartio_current_fg(sd)))
 		return;
 	data->shallow_depth = READ_ONCE(sd->async_depth);
 }
@@ -1065,6 +1184,8 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 			INIT_LIST_HEAD(&sd->queues[c][d].fifo);
 			sd->queues[c][d].sort = RB_ROOT;
 		}
+		INIT_LIST_HEAD(&sd->fg_reads[c].fifo);
+		sd->fg_reads[c].sort = RB_ROOT;
 	}
 	for (d = 0; d < SMARTIO_NR_DIRS; d++)
 		sd->expire_ms[d] = smartio_expire_ms[d];
@@ -1080,6 +1201,7 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->write_merge_kb = SMARTIO_WRITE_MERGE_KB;
 	sd->idle_grace_ms = SMARTIO_IDLE_GRACE_MS;
 	sd->idle_expire_ms = SMARTIO_IDLE_EXPIRE_MS;
+	sd->bg_read_cap = SMARTIO_BG_READ_CAP;
 	sd->win.start_ns = ktime_get_ns();
 	hrtimer_init(&sd->kick, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	sd->kick.function = smartio_kick;
@@ -1109,13 +1231,17 @@ static void smartio_exit_sched(struct elevator_queue *e)
 
 	hrtimer_cancel(&sd->kick);
 	WARN_ON_ONCE(sd->nr_queued);
+	/* the queue is frozen: no allocation looks at fg_cgrp any more */
+	if (rcu_access_pointer(sd->fg_cgrp))
+		cgroup_put(rcu_dereference_protected(sd->fg_cgrp, true));
+	kfree(sd->fg_path);
 	kfree(sd);
 }
 
 /* --- Counters ------------------------------------------------------------ */
 
 #define SMARTIO_NR_STATS \
-	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 18)
+	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 21)
 
 /* Counter names; "dispatched_rt_read"... are built from the tables. */
 static char smartio_stat_names[3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS]
@@ -1143,6 +1269,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	struct smartio_counters cnt;
 	unsigned long irqflags;
 	unsigned int inflight[SMARTIO_NR_DIRS], cap, slowdown, idle_inflight;
+	unsigned int fg_inflight;
 	u64 hold, alone, mixed;
 
 	spin_lock_irqsave(&sd->lock, irqflags);
@@ -1155,6 +1282,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	mixed = sd->mixed_ns;
 	slowdown = sd->slowdown_pct;
 	idle_inflight = sd->idle_inflight;
+	fg_inflight = sd->fg_inflight;
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 
 	for (k = 0; k < 3; k++) {
@@ -1191,6 +1319,10 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	st[n++] = (struct mobio_stat){ "queue_kicks", cnt.queue_kicks };
 	st[n++] = (struct mobio_stat){ "idle_guard", cnt.idle_guard };
 	st[n++] = (struct mobio_stat){ "idle_inflight", idle_inflight };
+	st[n++] = (struct mobio_stat){ "dispatched_fg_read",
+				       cnt.dispatched_fg_read };
+	st[n++] = (struct mobio_stat){ "bg_read_held", cnt.bg_read_held };
+	st[n++] = (struct mobio_stat){ "fg_reads_inflight", fg_inflight };
 	return n;
 }
 
@@ -1376,6 +1508,55 @@ SMARTIO_TUNABLE(read_idle_us, read_idle_us, 0, 1000000, false)
 SMARTIO_TUNABLE(write_merge_kb, write_merge_kb, 0, 1048576, false)
 SMARTIO_TUNABLE(idle_grace_ms, idle_grace_ms, 0, 60000, false)
 SMARTIO_TUNABLE(idle_expire_ms, idle_expire_ms, 1, 60000, false)
+SMARTIO_TUNABLE(bg_read_cap, bg_read_cap, 1, 4096, false)
+
+/* fg_cgroup: the path written, or an empty line when none is set. */
+static ssize_t smartio_fg_cgroup_show(struct elevator_queue *e, char *page)
+{
+	struct smartio_data *sd = e->elevator_data;
+
+	return sysfs_emit(page, "%s\n", sd->fg_path ?: "");
+}
+
+/*
+ * A cgroup v2 path from the root ("/top-app"), or an empty line to clear
+ * it: -ENOENT when there is no such cgroup (the old one stays), -EINVAL for
+ * a path too long. The elevator's sysfs_lock serialises stores; readers
+ * (request allocation) use RCU, so the old cgroup is put after a grace
+ * period.
+ */
+static ssize_t smartio_fg_cgroup_store(struct elevator_queue *e,
+				       const char *page, size_t count)
+{
+	struct smartio_data *sd = e->elevator_data;
+	struct cgroup *new = NULL, *old;
+	char *buf, *trimmed, *path = NULL;
+
+	if (count >= PATH_MAX)
+		return -EINVAL;
+	buf = kstrndup(page, count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	trimmed = strim(buf);
+	if (*trimmed) {
+		path = kstrdup(trimmed, GFP_KERNEL);
+		new = path ? cgroup_get_from_path(path) : ERR_PTR(-ENOMEM);
+	}
+	kfree(buf);
+	if (IS_ERR(new)) {
+		kfree(path);
+		return PTR_ERR(new) == -ENOMEM ? -ENOMEM : -ENOENT;
+	}
+	old = rcu_replace_pointer(sd->fg_cgrp, new, true);
+	kfree(sd->fg_path);
+	sd->fg_path = path;
+	if (old) {
+		synchronize_rcu();
+		cgroup_put(old);
+	}
+	smartio_recheck(sd);
+	return count;
+}
 
 #define SMARTIO_FS_ENTRY(name) \
 	__ATTR(name, 0644, smartio_##name##_show, smartio_##name##_store)
@@ -1394,6 +1575,8 @@ static struct elv_fs_entry smartio_attrs[] = {
 	SMARTIO_FS_ENTRY(write_merge_kb),
 	SMARTIO_FS_ENTRY(idle_grace_ms),
 	SMARTIO_FS_ENTRY(idle_expire_ms),
+	SMARTIO_FS_ENTRY(bg_read_cap),
+	SMARTIO_FS_ENTRY(fg_cgroup),
 	__ATTR_NULL
 };
 

@@ -156,4 +156,46 @@ static inline u64 smartio_idle_ready_ns(const struct smartio_idle_state *s,
 	return guard_at;
 }
 
+/**
+ * struct smartio_bg_read_state - what a background read looks at
+ * @now: the time of the decision, ns
+ * @fg_inflight: foreground reads on the device
+ * @last_fg_ns: insertion or completion of the last foreground read, 0: none
+ * @fg_idle_ns: the foreground counts as active this long after @last_fg_ns
+ * @bg_inflight: other reads on the device
+ * @bg_cap: other reads in flight allowed while the foreground is active
+ */
+struct smartio_bg_read_state {
+	u64 now;
+	unsigned int fg_inflight;
+	u64 last_fg_ns;
+	u64 fg_idle_ns;
+	unsigned int bg_inflight;
+	unsigned int bg_cap;
+};
+
+/**
+ * smartio_bg_read_ready_ns() - when the next background read may go
+ * @s: the state
+ *
+ * While the foreground app's reads are active (one in flight, or one seen
+ * within fg_idle_ns), at most bg_cap other reads are on the device, so a
+ * foreground read finds a free slot and a short device queue.
+ *
+ * Context: any; pure.
+ * Return: a time <= @s->now (go now), the moment the foreground goes idle,
+ * or SMARTIO_NEVER (a completion has to come first).
+ */
+static inline u64 smartio_bg_read_ready_ns(const struct smartio_bg_read_state *s)
+{
+	u64 fg_idle_at;
+
+	if (s->bg_inflight < s->bg_cap)
+		return s->now;
+	if (s->fg_inflight)
+		return SMARTIO_NEVER;
+	fg_idle_at = s->last_fg_ns ? s->last_fg_ns + s->fg_idle_ns : 0;
+	return max(fg_idle_at, s->now);
+}
+
 #endif /* _SMARTIO_GATE_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of smartio-iosched's gates (modules/smartio-iosched/
- * smartio_gate.h): when a held write and a held idle-class request may go.
+ * smartio_gate.h): when a held write, a held idle-class request and a held
+ * background read may go.
  * Cases counted by hand at their exact boundaries, then the property that
  * makes the scheduler poll-free: for random states, the answer is exact.
  * The returned time allows the request (a timer set to it does not fire in
@@ -292,6 +293,75 @@ static void test_idle_gate_exact(void **unused)
 	}
 }
 
+static u64 bg_at(struct smartio_bg_read_state s, u64 now)
+{
+	s.now = now;
+	return smartio_bg_read_ready_ns(&s);
+}
+
+/* The foreground active: other reads up to bg_cap, then held until it idles. */
+static void test_bg_read_cap_while_fg_active(void **unused)
+{
+	struct smartio_bg_read_state s = {
+		.now = 1000 * MS, .fg_idle_ns = 2 * MS, .bg_cap = 4,
+	};
+
+	(void)unused;
+	/* no foreground ever: the cap still counts only when it is reached */
+	s.bg_inflight = 3;
+	assert_int_equal(smartio_bg_read_ready_ns(&s), s.now);
+	s.bg_inflight = 4;
+	assert_int_equal(smartio_bg_read_ready_ns(&s), s.now);
+	/* a foreground read in flight: until a completion */
+	s.fg_inflight = 1;
+	s.last_fg_ns = 999 * MS;
+	assert_true(smartio_bg_read_ready_ns(&s) == SMARTIO_NEVER);
+	s.bg_inflight = 3;
+	assert_int_equal(smartio_bg_read_ready_ns(&s), s.now);
+	/* the last one done at 999 ms: held until 1001 ms, then free */
+	s.bg_inflight = 4;
+	s.fg_inflight = 0;
+	assert_int_equal(smartio_bg_read_ready_ns(&s), 1001 * MS);
+	assert_int_equal(bg_at(s, 1001 * MS - 1), 1001 * MS);
+	assert_int_equal(bg_at(s, 1001 * MS), 1001 * MS);
+	assert_int_equal(bg_at(s, 1500 * MS), 1500 * MS);
+}
+
+/* Exactness of the background-read gate, as for the others. */
+static void test_bg_read_gate_exact(void **unused)
+{
+	unsigned int n, i;
+
+	(void)unused;
+	for (n = 0; n < 200000; n++) {
+		struct smartio_bg_read_state s = {
+			.now = 500 * MS + lcg_below(100 * MS),
+		};
+		u64 at, later;
+
+		s.fg_inflight = lcg_below(3) == 0;
+		s.last_fg_ns = lcg_below(4) ? s.now - lcg_below(20 * MS) : 0;
+		s.fg_idle_ns = lcg_below(10 * MS);
+		s.bg_cap = 1 + lcg_below(4);
+		s.bg_inflight = lcg_below(s.bg_cap + 2);
+
+		at = smartio_bg_read_ready_ns(&s);
+		if (at <= s.now) {
+			assert_int_equal(at, s.now);
+			continue;
+		}
+		for (i = 0; i < 8; i++) {
+			u64 t = probe_time(s.now, at, i);
+
+			later = bg_at(s, t);
+			if (t < at)
+				assert_true(later > t);
+			else
+				assert_true(later <= t);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_idle_guard_while_others_busy),
 		cmocka_unit_test(test_write_gate_exact),
 		cmocka_unit_test(test_idle_gate_exact),
+		cmocka_unit_test(test_bg_read_cap_while_fg_active),
+		cmocka_unit_test(test_bg_read_gate_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ check_eq scheduler_in_use smartio "$(sched_now "$dev")"
 io=/sys/block/$dev/queue/iosched
 for t in read_expire_ms write_expire_ms write_cap write_hold_us profiler \
 	target_slowdown_pct window_ms probe_ms probe_interval_ms read_idle_us \
-	write_merge_kb idle_grace_ms idle_expire_ms; do
+	write_merge_kb idle_grace_ms idle_expire_ms bg_read_cap; do
 	[ -f "$io/$t" ] || fail "tunable_$t" "expected $io/$t"
 done
 check_eq default_write_expire_ms 500 "$(cat $io/write_expire_ms)"
@@ -55,7 +55,7 @@ bad_value() {
 }
 for t in read_expire_ms write_expire_ms write_cap write_hold_us profiler \
 	target_slowdown_pct window_ms probe_ms probe_interval_ms read_idle_us \
-	write_merge_kb idle_grace_ms idle_expire_ms; do
+	write_merge_kb idle_grace_ms idle_expire_ms bg_read_cap; do
 	bad_value $t -1 negative
 	bad_value $t 99999999999999999999 huge
 	bad_value $t abc non_numeric
@@ -72,6 +72,8 @@ bad_value write_merge_kb 1048577 above_max
 bad_value idle_grace_ms 60001 above_max
 bad_value idle_expire_ms 0 zero
 bad_value idle_expire_ms 60001 above_max
+bad_value bg_read_cap 0 zero
+bad_value bg_read_cap 4097 above_max
 check_eq default_write_merge_kb 128 "$(cat $io/write_merge_kb)"
 echo 8 >$io/write_cap
 check_eq accepts_write_cap_8 8 "$(cat $io/write_cap)"

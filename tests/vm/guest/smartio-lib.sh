@@ -11,6 +11,7 @@
 #   nullb_make NAME PARAM=V...   a configfs null_blk device (modprobe null_blk first);
 #                                prints its /dev node
 #   fio_ok NAME FIO-ARGS...      run fio; pass if it exits 0 with no "err=" != 0
+#   fio_max_lat_ms, fio_mean_lat_us, fio_total_ios FILE DIR   from fio JSON output
 
 SMARTIO_KO=/mobio/smartio-iosched.ko
 
@@ -81,4 +82,17 @@ fio_total_ios() {
 		$1 == dir && $2 == ":" { in_dir = 1; next }
 		in_dir && $1 == "\"total_ios\"" { v = $3; sub(",", "", v); n += v; in_dir = 0 }
 		END { print n + 0 }' "$1"
+}
+
+# fio_mean_lat_us FILE DIR: the mean total latency of DIR (read|write) in a
+# fio --output-format=json FILE with one job of it, in µs
+fio_mean_lat_us() {
+	awk -v dir="\"$2\"" '
+		$1 == dir && $2 == ":" { in_dir = 1; next }
+		in_dir && $1 == "\"lat_ns\"" { in_lat = 1; next }
+		in_lat && $1 == "\"mean\"" {
+			v = $3; sub(",", "", v)
+			printf "%d\n", v / 1000
+			exit
+		}' "$1"
 }

@@ -27,6 +27,10 @@ for t in write_cap write_hold_us profiler target_slowdown_pct read_expire_ms; do
 	check_eq "user_set_${t}_eacces" 1 "$(echo "$err" | grep -c 'Permission denied')"
 done
 check_ok user_reads_tunable qnvtest setuid $U cat $io/write_cap
+# an app cannot make its own cgroup the foreground
+err=$(qnvtest setuid $U sh -c "echo / >$io/fg_cgroup" 2>&1)
+check_eq user_cannot_set_fg_cgroup "" "$(cat $io/fg_cgroup)"
+check_eq user_set_fg_cgroup_eacces 1 "$(echo "$err" | grep -c 'Permission denied')"
 qnvtest setuid $U sh -c "echo none >/sys/block/$dev/queue/scheduler" 2>/dev/null
 check_eq user_cannot_change_scheduler smartio "$(sched_now "$dev")"
 check_ok user_reads_counters qnvtest setuid $U mobioctl smartio stats "$dev"
