@@ -17,11 +17,7 @@ CG=/sys/fs/cgroup
 grep -q cgroup2 /proc/mounts || mount -t cgroup2 none $CG
 mkdir -p $CG/top-app $CG/bg || fail cgroup2_mount "expected cgroup2 on $CG with top-app and bg"
 
-kmod_load null_blk nr_devices=0
-smartio_load
-nullb_make nullb0 size=256 submit_queues=1 hw_queue_depth=8 irqmode=2 \
-	completion_nsec=2000000 >/dev/null
-sched_set nullb0 smartio
+smartio_nullb0 hw_queue_depth=8 completion_nsec=2000000
 echo 64 >/sys/block/nullb0/queue/nr_requests
 io=/sys/block/nullb0/queue/iosched
 check_eq fg_cgroup_default_empty "" "$(cat $io/fg_cgroup)"

@@ -10,6 +10,7 @@
 #   check_le NAME MAX VALUE      pass if VALUE <= MAX
 #   nullb_make NAME PARAM=V...   a configfs null_blk device (modprobe null_blk first);
 #                                prints its /dev node
+#   smartio_nullb0 PARAM=V...    null_blk + smartio loaded, nullb0 on smartio
 #   fio_ok NAME FIO-ARGS...      run fio; pass if it exits 0 with no "err=" != 0
 #   fio_max_lat_ms, fio_mean_lat_us, fio_total_ios FILE DIR   from fio JSON output
 
@@ -47,6 +48,15 @@ nullb_make() {
 	echo "/dev/$name"
 }
 
+# smartio_nullb0 PARAM=VALUE...: null_blk and smartio loaded, nullb0 (256 MiB,
+# one submit queue, timer completions, and PARAMs) powered on with smartio
+smartio_nullb0() {
+	kmod_load null_blk nr_devices=0
+	smartio_load
+	nullb_make nullb0 size=256 submit_queues=1 irqmode=2 "$@" >/dev/null
+	sched_set nullb0 smartio
+}
+
 # fio_ok NAME ARGS...: fio must exit 0 and report no job error
 fio_ok() {
 	local name=$1 out rc
@@ -62,18 +72,28 @@ fio_ok() {
 	return $rc
 }
 
-# fio_max_lat_ms FILE DIR: the largest total latency of DIR (read|write) in
-# a fio --output-format=json FILE, in ms (summed over its jobs: the max)
-fio_max_lat_ms() {
-	awk -v dir="\"$2\"" '
+# _fio_lat_ns FILE DIR KEY: the largest KEY (min|max|mean) of the total
+# latency of DIR (read|write) over the jobs of a fio --output-format=json FILE
+_fio_lat_ns() {
+	awk -v dir="\"$2\"" -v key="\"$3\"" '
 		$1 == dir && $2 == ":" { in_dir = 1; next }
 		in_dir && $1 == "\"lat_ns\"" { in_lat = 1; next }
-		in_lat && $1 == "\"max\"" {
+		in_lat && $1 == key {
 			v = $3; sub(",", "", v)
 			if (v + 0 > best) best = v + 0
 			in_lat = 0; in_dir = 0
 		}
-		END { printf "%d\n", best / 1000000 }' "$1"
+		END { printf "%d\n", best }' "$1"
+}
+
+# fio_max_lat_ms FILE DIR: the worst latency of DIR over all jobs, in ms
+fio_max_lat_ms() {
+	echo $(($(_fio_lat_ns "$1" "$2" max) / 1000000))
+}
+
+# fio_mean_lat_us FILE DIR: the mean latency of DIR of a one-job FILE, in µs
+fio_mean_lat_us() {
+	echo $(($(_fio_lat_ns "$1" "$2" mean) / 1000))
 }
 
 # fio_total_ios FILE DIR: completed I/Os of DIR over all jobs
@@ -84,15 +104,3 @@ fio_total_ios() {
 		END { print n + 0 }' "$1"
 }
 
-# fio_mean_lat_us FILE DIR: the mean total latency of DIR (read|write) in a
-# fio --output-format=json FILE with one job of it, in µs
-fio_mean_lat_us() {
-	awk -v dir="\"$2\"" '
-		$1 == dir && $2 == ":" { in_dir = 1; next }
-		in_dir && $1 == "\"lat_ns\"" { in_lat = 1; next }
-		in_lat && $1 == "\"mean\"" {
-			v = $3; sub(",", "", v)
-			printf "%d\n", v / 1000
-			exit
-		}' "$1"
-}

@@ -13,11 +13,7 @@
 # TCG timer and scheduling noise on top of the deadline, ms
 TOLERANCE_MS=300
 
-kmod_load null_blk nr_devices=0
-smartio_load
-nullb_make nullb0 size=256 submit_queues=1 hw_queue_depth=32 irqmode=2 \
-	completion_nsec=100000 >/dev/null
-sched_set nullb0 smartio
+smartio_nullb0 hw_queue_depth=32 completion_nsec=100000
 io=/sys/block/nullb0/queue/iosched
 
 # starve NAME EXPIRE_MS: readers flat out, one writer; its worst latency
