@@ -19,7 +19,7 @@ DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
 .PHONY: all help deps modules lib tools unit sqlite-tests checkpatch sparse check demo demo-qnvram install-check make-selftest \
-	install dkms-install dkms-build clean
+	install dkms-install dkms-build clean deb deb-check
 
 all: modules lib tools
 
@@ -173,6 +173,33 @@ dkms-install:
 		dkms build $(DKMS_FLAGS) mobio/$(VERSION) -k $$k || exit 1; \
 		dkms install $(DKMS_FLAGS) mobio/$(VERSION) -k $$k || exit 1; \
 	done
+
+# --- Debian packages --------------------------------------------------------
+# Debian's tooling (debian/: debhelper, dh-dkms), in a copy of the files git
+# tracks (as in the working tree; untracked ones are left out) under
+# build/deb-src/, so neither the tree nor its parent is touched; the .debs
+# and the .changes go to build/deb/, then lintian must pass (remaining tags
+# are overridden in debian/*.lintian-overrides, each with its reason).
+# deb-check: each package's expected files and conffiles (dpkg-deb), and the
+# symbols file against the packaged library (scripts/deb-check.sh).
+DEB_CHANGELOG_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+deb:
+	@for t in dpkg-buildpackage dpkg-parsechangelog dh dh_dkms help2man lintian; do \
+		command -v $$t >/dev/null || { echo "make deb: $$t missing: run 'make deps' (as root)" >&2; exit 1; }; done
+	@v="$(DEB_CHANGELOG_VERSION)"; test "$${v%-*}" = "$(VERSION)" || { \
+		echo "make deb: debian/changelog is at '$$v' but dkms.conf's PACKAGE_VERSION is $(VERSION): add a changelog entry $(VERSION)-1 (dch -v $(VERSION)-1)" >&2; exit 1; }
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "make deb: needs a git checkout (it packages the files git tracks)" >&2; exit 1; }
+	rm -rf build/deb-src build/deb
+	mkdir -p build/deb-src/mobio-$(VERSION) build/deb
+	git ls-files -z | while IFS= read -r -d '' f; do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
+		xargs -0 cp -P --parents -t build/deb-src/mobio-$(VERSION)
+	cd build/deb-src/mobio-$(VERSION) && dpkg-buildpackage -us -uc -b
+	mv build/deb-src/*.deb build/deb-src/*.changes build/deb-src/*.buildinfo build/deb/
+	lintian --fail-on error,warning --display-info build/deb/mobio_$(DEB_CHANGELOG_VERSION)_*.changes
+	@echo "make deb: $$(cd build/deb && ls *.deb | tr '\n' ' ')in build/deb/"
+
+deb-check: deb
+	scripts/deb-check.sh build/deb $(DEB_CHANGELOG_VERSION)
 
 # --- tests ------------------------------------------------------------------
 -include tests/vm/vm.mk
