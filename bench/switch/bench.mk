@@ -36,7 +36,7 @@
 ASAP_BENCH_ARGS ?=
 SWITCHBENCH_BIN := build/user/guest/switchbench
 
-.PHONY: bench-asap bench-asap-quick bench-asap-sqlite
+.PHONY: bench-asap bench-asap-quick bench-asap-sqlite bench-asap-overhead
 
 $(SWITCHBENCH_BIN): bench/switch/switchbench.c
 	@mkdir -p $(@D)
@@ -55,6 +55,13 @@ bench-asap-quick:
 	python3 bench/switch/run-bench.py --kver $(VM_KVER) --boots 2 --apps 2 --rounds 2 \
 		--profile-switches 3 --profile-min 3 --out build/bench-asap \
 		--csv build/bench-asap/quick.csv $(ASAP_BENCH_ARGS)
+
+# The logging overhead of tests/vm/guest/asap-overhead.sh with 9 repetitions
+# (make check runs 2) on every kernel: the table in docs/asap.md.
+bench-asap-overhead:
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
+	MOBIO_VM_APPEND="$$MOBIO_VM_APPEND mobio.asap_overhead_reps=9" $(VM_RUN) check \
+		$(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) asap-overhead
 
 bench-asap-sqlite:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"

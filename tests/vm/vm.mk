@@ -9,6 +9,8 @@
 #   make vm-bootprobe [KVER=<kver>]       time bzImage against PVH vmlinux boots
 #   make check-blktests [KVER=<kver>]     blktests' whole block group with smartio
 #                                         loaded (make check runs a subset)
+#   make soak-ppcache [KVER=<kver>]       the ppcache kill and warm-reset tests
+#                                         with 6x the kills and 5x the resets
 #
 # Every target first builds what the guest ships (modules for the kernel(s),
 # libqnvram, mobioctl, guest programs); VM_BUILD=0 skips that and uses what is
@@ -25,7 +27,7 @@ VM_GUEST_SRCS := $(wildcard tests/vm/guest/*.c)
 VM_GUEST_BINS := $(patsubst tests/vm/guest/%.c,build/user/guest/%,$(VM_GUEST_SRCS))
 VM_GUEST_CFLAGS ?= -O2 -g -Wall -Wextra
 
-.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe demo-nodeps check-blktests
+.PHONY: vm-test vm-check vm-shell vm-guest vm-build vm-bootprobe demo-nodeps check-blktests soak-ppcache
 
 # Guest programs include tools' sources (fbtest, freeblock-scrub): those count too.
 build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*.h include/uapi/*.h tools/*.c tools/*.h)
@@ -64,6 +66,14 @@ check-blktests:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
 	MOBIO_VM_APPEND="$$MOBIO_VM_APPEND mobio.blktests=block" $(VM_RUN) check \
 		$(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) smartio-blktests
+
+# The ppcache crash tests as soaks: 300 kills (make check: 50) and 30 warm
+# resets (make check: 6) in one boot each, on every kernel (or KVER); ~15 min.
+soak-ppcache:
+	@test -n "$(VM_KVERS)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVERS)"
+	MOBIO_VM_APPEND="$$MOBIO_VM_APPEND mobio.ppcache_kills=300 mobio.ppcache_reboots=30" $(VM_RUN) check \
+		$(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) ppcache-crash-kill ppcache-crash-reboot
 
 vm-shell:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"

@@ -12,6 +12,9 @@
 #    fault.
 # Checks that the counters move (every anon swap-in logged) and the data
 # stays intact; the numbers are notes for docs/asap.md.
+# Repetitions: mobio.asap_overhead_reps=N on the kernel command line, 2 by
+# default (make check: the checks need no more); `make bench-asap-overhead`
+# runs 9 for the numbers in docs/asap.md.
 # vm-kmod: zram ext4
 # vm-bin: /sbin/mkfs.ext4
 # vm-disk: data 64M
@@ -22,7 +25,7 @@
 KO=/mobio/asap-prefetch.ko
 ANON_MB=${ASAP_OVH_ANON_MB:-32}
 FILE_MB=${ASAP_OVH_FILE_MB:-16}
-REPS=${ASAP_OVH_REPS:-9}
+REPS=$(mobio_param asap_overhead_reps 2)
 CMD=/tmp/asap.cmd
 ACK=/tmp/asap.ack
 MNT=/mnt/data

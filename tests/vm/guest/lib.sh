@@ -24,10 +24,25 @@
 #   note MSG              a line the host prints at once (demos)
 #   kmod_load NAME [PARAM=V...]  insmod a Debian module declared with "# vm-kmod: NAME"
 #                         (dependencies first; parameters go to NAME)
+#   mobio_param NAME DEFAULT  mobio.NAME=V from the kernel command line, else DEFAULT
+#                         (a soak or bench target passes V through MOBIO_VM_APPEND)
 
 MOBIO_RES=/dev/ttyS1
 MOBIO_STATE_DEV=${MOBIO_STATE_DEV:-/dev/vda}
 MOBIO_STATE_SLOT=65536
+
+mobio_param() {
+	local w
+	for w in $(cat /proc/cmdline); do
+		case "$w" in
+		"mobio.$1="*)
+			echo "${w#*=}"
+			return
+			;;
+		esac
+	done
+	echo "$2"
+}
 
 _mobio_say() {
 	echo "MOBIO $*" >$MOBIO_RES

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # A ppcache database survives its app being SIGKILLed at random points: 50
-# times in one boot, a writer (ppcache-crash write) runs transactions and is
+# times in one boot (mobio.ppcache_kills=N; `make soak-ppcache` runs 300), a writer (ppcache-crash write) runs transactions and is
 # killed after a random 20-800 ms (during its open and recovery, inside a
 # transaction, during a LazyFlush...); after each kill the checker opens the
 # database and verifies integrity, every logged transaction, and nothing past
@@ -16,7 +16,7 @@
 . /mobio/tests/qnvram-lib.sh
 . /mobio/tests/ppcache-crash-lib.sh
 
-KILLS=50
+KILLS=$(mobio_param ppcache_kills 50)
 
 pc_setup || finish
 n=0

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# A ppcache database survives warm reboots at random points: 10 times, a
+# A ppcache database survives warm reboots at random points: 6 times
+# (mobio.ppcache_reboots=N; `make soak-ppcache` runs 30), a
 # writer runs transactions and after a random 0.2-1.5 s the machine resets
 # (sysrq b, no sync: RAM and so the qNVRAM pool are kept, the page cache is
 # not); the next boot adopts the pool, mounts ext4 and the checker verifies
@@ -15,7 +16,9 @@
 . /mobio/tests/qnvram-lib.sh
 . /mobio/tests/ppcache-crash-lib.sh
 
-REBOOTS=10
+# 6: the 3 fresh-database rounds, and every LazyFlush threshold
+# (pc_threshold) twice
+REBOOTS=$(mobio_param ppcache_reboots 6)
 FRESH=3
 
 # fresh_start N: a writer on a database file that does not exist yet; its
