@@ -18,7 +18,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
-.PHONY: all help deps modules lib tools unit sqlite-tests checkpatch sparse check demo demo-qnvram install-check make-selftest \
+.PHONY: all help deps modules lib tools unit sqlite-tests sqlite-testfixture checkpatch sparse check demo demo-qnvram install-check make-selftest \
 	install dkms-install dkms-build clean deb deb-check
 
 all: modules lib tools
@@ -33,12 +33,13 @@ help:
 	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
 	@echo "make check-blktests [KVER=<kver>]     blktests' whole block group with smartio loaded (make check: 005 015-017 020 021); needs ../shared/blktests (MOBIO_SHARED)"
+	@echo "make soak-ppcache [KVER=<kver>]      the ppcache crash tests as soaks: 300 kills and 30 warm resets per kernel (make check: 50 and 6)"
 	@echo "make unit | sqlite-tests | checkpatch | sparse | dkms-check | install-check | make-selftest   the parts of make check"
 	@echo "make sqlite-tests  SQLite's own TCL tests against ppcache as the default VFS, on the host (T=\"pager1 crash*\": those files)"
 	@echo "make make-selftest the Makefile on a fresh machine: no step of demo or check gets an empty kernel (dry run, seconds)"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
-	@echo "make bench-asap    ASAP app switches under memory pressure: modes interleaved, 2 boots, medians with 95% intervals (bench-asap-quick: short; bench-asap-sqlite: real-program workload)"
+	@echo "make bench-asap    ASAP app switches under memory pressure: modes interleaved, 2 boots, medians with 95% intervals (bench-asap-quick: short; bench-asap-sqlite: real-program workload; bench-asap-overhead: the logging cost, 9 reps per kernel)"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
 
@@ -67,9 +68,13 @@ BLOCK_HEADERS = hv=$$(dpkg-query -W -f='$${Version}' linux-headers-$$k 2>/dev/nu
 			--wildcards "linux-source-$$series/block/*.h" && mv $$blk_h.tmp $$blk_h; \
 	fi
 
+# One target per kernel, so that make -j builds the kernels side by side.
 modules:
 	@test -n "$(BUILD_KVERS)" || { echo "no supported kernel headers installed: run 'make deps' (as root)" >&2; exit 1; }
-	@for k in $(BUILD_KVERS); do $(MAKE) --no-print-directory module-build K=$$k || exit 1; done
+	@$(MAKE) --no-print-directory $(addprefix module-build-,$(BUILD_KVERS))
+
+module-build-%:
+	@$(MAKE) --no-print-directory module-build K=$*
 
 module-build:
 	@test -d /lib/modules/$(K)/build || { echo "no headers for $(K): apt-get install linux-headers-$(K)" >&2; exit 1; }
@@ -130,6 +135,10 @@ unit:
 # only those files, SQLITE_TESTS_VFS=unix the same files on stock SQLite.
 sqlite-tests:
 	@t0=$$(date +%s.%N); $(MAKE) --no-print-directory -C tests/sqlite check SQLITE_TESTS_T0=$$t0
+
+# Only the testfixture build (make check builds it beside the unit tests).
+sqlite-testfixture:
+	@$(MAKE) --no-print-directory -C tests/sqlite testfixture
 
 install: lib tools
 	$(MAKE) -C libqnvram install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
@@ -204,15 +213,14 @@ deb-check: deb
 # --- tests ------------------------------------------------------------------
 -include tests/vm/vm.mk
 
+# Independent host steps run two at a time (2 cores; -O keeps each step's
+# output together); the VM suite runs alone.
 check: deps
 	$(MAKE) make-selftest
-	$(MAKE) KVER=all modules lib tools
-	$(MAKE) unit
+	$(MAKE) -j2 -Otarget KVER=all modules lib tools
+	$(MAKE) -j2 -Otarget unit sqlite-testfixture
 	$(MAKE) sqlite-tests
-	$(MAKE) install-check
-	$(MAKE) checkpatch
-	$(MAKE) sparse
-	$(MAKE) dkms-check
+	$(MAKE) -j2 -Otarget install-check checkpatch sparse dkms-check
 	$(MAKE) vm-check
 
 # The Makefile itself, without building or booting anything: every target that

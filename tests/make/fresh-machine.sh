@@ -216,7 +216,7 @@ for t in $targets; do
 	check)
 		expect "$t" "$log" \
 			"modules (KVER=all) are built for $all_k|test -n \"$ka\" \|\| \{ echo \"no supported kernel headers" \
-			"module-build runs for each kernel|for k in $ka; do make .*module-build" \
+			"module-build runs for each kernel|make .*module-build-$(q $k61) module-build-$(q $k612)" \
 			"sparse runs on $all_k|for k in $ka; do .*sparse" \
 			"checkpatch is found in the deps cache|test -n \"\.cache/linux-source-$(q $cache_ver)/scripts/checkpatch\.pl\"" \
 			"dkms-check installs for $all_k|build/dkms/install/$(q $k61) build/dkms/install/$(q $k612)" \
