@@ -943,19 +943,25 @@ class TestRun:
         poweroff_at = None         # the guest powers off by itself, then a new QEMU
         unplug = None              # (QOM id, request id, deadline) of a device_del
         reset_kind = None          # "warm" (guest sysrq b) or "reset" (host) requested
-        while True:
-            time.sleep(0.05)
-            now = time.time()
+
+        def follow_console():
+            """Append QEMU's new console lines; note the first kernel splat."""
+            nonlocal module_loaded, splat_at, splat_lines
             for line in vm.read_console():
                 console.append(line)
                 if FIRST_INSMOD in line:
                     module_loaded = True
                 if KLINE_RE.match(line) and SPLAT_RE.search(line) and splat_at is None:
-                    splat_at = now
+                    splat_at = time.time()
                     splat_lines = [len(console) - 1]
                     if not module_loaded:
                         self.flake = line
                     self.event("splat: " + line)
+
+        while True:
+            time.sleep(0.05)
+            now = time.time()
+            follow_console()
             res = vm.read_results()
             if res is None:
                 res = []
@@ -1054,14 +1060,7 @@ class TestRun:
                 ev = vm.qmp.take_event("SHUTDOWN")
                 why = ev.get("data", {}).get("reason") if ev else None
                 if why in ("guest-reset", "host-qmp-system-reset"):
-                    for line in vm.read_console():
-                        console.append(line)
-                        if KLINE_RE.match(line) and SPLAT_RE.search(line) and splat_at is None:
-                            splat_at = now
-                            splat_lines = [len(console) - 1]
-                            if not module_loaded:
-                                self.flake = line
-                            self.event("splat: " + line)
+                    follow_console()
                     if splat_at is None:
                         self.event("reset (%s): the next QEMU maps the same RAM" % why)
                         return reset_kind or "reset"
