@@ -35,7 +35,10 @@ if [ "$done_n" -lt $CYCLES ]; then
 	pc_writer_start "$(pc_threshold "$done_n")"
 	usleep "$(pc_rand 200000 1000000)"
 	pc_writer_alive "writer_runs_$MOBIO_BOOT" || finish
-	state_set pc_logged_at_key "$(tail -n 1 $PC_LOG 2>/dev/null || echo 0)"
+	# the writer may not have logged a commit yet (an empty log: tail succeeds
+	# and prints nothing): none logged is 0
+	last=$(tail -n 1 $PC_LOG 2>/dev/null)
+	state_set pc_logged_at_key "${last:-0}"
 	state_set pc_cycles $((done_n + 1))
 	before=$(qnvram_stat power_key_flushes)
 	frozen=$(qnvram_stat frozen_faults)
