@@ -20,6 +20,9 @@ A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
     # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship;
                                  a relative path with a / is under the tree
     # vm-append: foo=bar         more kernel command line
+    # vm-alone: WHY              run with no other QEMU beside it (checks that
+                                 compare times; ad-hoc scripts, the benchmarks,
+                                 always run alone)
     # vm-tree: SRC DEST          a host file or directory tree, copied to DEST;
                                  $KVER, $MOBIO_SHARED (default: ../shared beside
                                  the repo root) and other $VARs are expanded, a
@@ -29,7 +32,9 @@ The guest side (tests/vm/guest/lib.sh) prints "MOBIO ..." lines on /dev/ttyS1,
 which is a unix socket to this runner; see docs/vm-bench.md for the protocol.
 
 IMPLEMENTATION NOTES
-    One QEMU at a time (2 cores: two VMs halve each other).  Every QEMU runs under a
+    Up to MOBIO_VM_JOBS (default 2) tests run side by side, each in a child
+    runner under the parent's machine-wide lock; a vm-alone test runs by
+    itself (see run_side_by_side).  Every QEMU runs under a
     deadline and is killed on every failure path, including Ctrl-C.  Console lines
     are scanned for kernel splats; one before "mobio: first insmod" is a bench
     flake and the test is run once more.
@@ -132,6 +137,8 @@ class TestSpec:
         self.bins = []
         self.append = []
         self.trees = []          # (SRC, DEST), unexpanded
+        # why the test must have the machine to itself; ad-hoc scripts are benchmarks
+        self.alone = "ad-hoc script" if self.adhoc else None
         with open(self.path) as f:
             for line in f:
                 m = re.match(r"^#\s*vm-([a-z]+):\s*(.*?)\s*$", line)
@@ -155,6 +162,8 @@ class TestSpec:
                     self.bins += val.split()
                 elif key == "append":
                     self.append += val.split()
+                elif key == "alone":
+                    self.alone = val or "vm-alone"
                 elif key == "tree":
                     w = val.split()
                     if len(w) != 2 or not w[1].startswith("/"):
@@ -162,6 +171,8 @@ class TestSpec:
                     self.trees.append((w[0], w[1]))
                 else:
                     raise SystemExit("vm: %s: unknown header vm-%s" % (name, key))
+        # a child runner beside another QEMU: the hang detector allows for it
+        self.timeout = int(self.timeout * float(os.environ.get("MOBIO_VM_TIMEOUT_SCALE", "1")))
 
 
 def parse_size(s):
@@ -351,6 +362,10 @@ def write_if_changed(out, inputs, extra, build):
     loader copies the bigger file in a fraction of that."""
     fp = fingerprint(inputs, extra)
     stamp = out + ".stamp"
+    if side_child() and os.path.exists(out):
+        # The parent built it before starting us; a file edited since must
+        # not make two children rewrite the image one of them is booting.
+        return False
     if os.path.exists(out) and os.path.exists(stamp):
         with open(stamp) as f:
             if f.read().strip() == fp:
@@ -530,6 +545,10 @@ _accel = None
 def accel_args():
     """KVM when /dev/kvm opens and a probe boot reaches the kernel, else TCG."""
     global _accel
+    if _accel is None and os.environ.get("MOBIO_VM_ACCEL") in ("tcg", "kvm"):
+        # a child runner: the parent probed
+        tcg = os.environ["MOBIO_VM_ACCEL"] == "tcg"
+        _accel = ["-accel", "tcg", "-cpu", "max"] if tcg else ["-accel", "kvm", "-cpu", "host"]
     if _accel is None:
         _accel = ["-accel", "tcg", "-cpu", "max"]
         if os.environ.get("MOBIO_VM_KVM", "auto") != "0" and kvm_probe():
@@ -1090,8 +1109,16 @@ def boot_mode():
     return os.environ.get("MOBIO_VM_BOOT", "pvh")
 
 
+def side_child():
+    """True in a child runner of run_side_by_side(): it runs under its
+    parent's lock and on the images its parent built."""
+    return os.environ.get("MOBIO_VM_LOCK_OWNER") == str(os.getppid())
+
+
 def vm_lock():
     """Hold the machine-wide VM lock for the rest of this process."""
+    if side_child():
+        return None
     f = open(VM_LOCK, "a")
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -1101,7 +1128,50 @@ def vm_lock():
     return f
 
 
-def run_tests(kvers, names):
+def test_initrd(kver, spec, initrd):
+    """The initramfs of one test: the kernel's, plus the test's extras if any."""
+    extras = build_extras(kver, spec)
+    if not extras:
+        return initrd
+    rd = os.path.join(BUILD, "vm", kver, "initrd-%s.cpio" % spec.name)
+    os.makedirs(os.path.dirname(rd), exist_ok=True)
+    with open(rd, "wb") as f:
+        for p in (initrd, extras):
+            with open(p, "rb") as g:
+                shutil.copyfileobj(g, f)
+    return rd
+
+
+def run_one(kver, spec, image, rd, flakes):
+    """One test on one kernel, retried once after a bench flake; prints its cases."""
+    log("%s: %s" % (kver, spec.name))
+    t = time.time()
+    r = TestRun(kver, spec, image, rd).run()
+    if r.flake:
+        flakes.append("%s %s: splat before the first insmod, retried: %s"
+                      % (kver, spec.name, r.flake.strip()))
+        log("bench flake: " + flakes[-1])
+        r = TestRun(kver, spec, image, rd).run()
+    log("%s: %s done in %.1f s" % (kver, spec.name, time.time() - t))
+    if getattr(r, "splat", None):
+        print("---- %s %s: kernel splat ----\n%s\n----" % (kver, spec.name, r.splat))
+    cases = list(r.cases)
+    if not cases:
+        cases.append(Case(kver, spec.name, "bench", False, "no case ran"))
+    for c in cases:
+        print(c.line(), flush=True)
+    return cases, r.boots
+
+
+def vm_jobs():
+    """How many QEMUs run side by side (MOBIO_VM_JOBS, default 2 = the cores)."""
+    try:
+        return max(1, int(os.environ.get("MOBIO_VM_JOBS", "2")))
+    except ValueError:
+        raise SystemExit("vm: MOBIO_VM_JOBS must be a number")
+
+
+def run_tests(kvers, names, results_json=None):
     if not kvers:
         raise SystemExit("vm: no supported kernel installed (scripts/deps.sh)")
     _lock = vm_lock()  # noqa: F841 (held until exit)
@@ -1109,48 +1179,134 @@ def run_tests(kvers, names):
     signal.signal(signal.SIGHUP, _kill_live)
     cases, boots, flakes = [], {}, []
     t_wall = time.time()
+    work = []                      # (kver, spec, image, initrd), kernel by kernel
+    for kver in kvers:
+        initrd = build_initramfs(kver)
+        image = kernel_image(kver, boot_mode())
+        for name in names:
+            spec = TestSpec(name)
+            work.append((kver, spec, image, test_initrd(kver, spec, initrd)))
+    accel_args()                   # probed once, before any test starts
+    jobs = vm_jobs() if results_json is None else 1
     try:
-        for kver in kvers:
-            initrd = build_initramfs(kver)
-            image = kernel_image(kver, boot_mode())
-            for name in names:
-                spec = TestSpec(name)
-                extras = build_extras(kver, spec)
-                rd = initrd
-                if extras:
-                    rd = os.path.join(BUILD, "vm", kver, "initrd-%s.cpio" % name)
-                    os.makedirs(os.path.dirname(rd), exist_ok=True)
-                    with open(rd, "wb") as f:
-                        for p in (initrd, extras):
-                            with open(p, "rb") as g:
-                                shutil.copyfileobj(g, f)
-                log("%s: %s" % (kver, name))
-                t = time.time()
-                r = TestRun(kver, spec, image, rd).run()
-                if r.flake:
-                    flakes.append("%s %s: splat before the first insmod, retried: %s"
-                                  % (kver, name, r.flake.strip()))
-                    log("bench flake: " + flakes[-1])
-                    r = TestRun(kver, spec, image, rd).run()
-                log("%s: %s done in %.1f s" % (kver, name, time.time() - t))
-                if getattr(r, "splat", None):
-                    print("---- %s %s: kernel splat ----\n%s\n----" % (kver, name, r.splat))
-                for c in r.cases:
-                    print(c.line(), flush=True)
-                cases += r.cases
-                boots.setdefault(kver, []).extend(r.boots)
-                if not r.cases:
-                    c = Case(kver, name, "bench", False, "no case ran")
-                    print(c.line())
-                    cases.append(c)
+        if jobs > 1 and len(work) > 1:
+            run_side_by_side(work, jobs, cases, boots, flakes)
+        else:
+            for kver, spec, image, rd in work:
+                c, b = run_one(kver, spec, image, rd, flakes)
+                cases += c
+                boots.setdefault(kver, []).extend(b)
     except KeyboardInterrupt:
         for vm in list(_live_vms):
             vm.stop()
         print("interrupted", file=sys.stderr)
         return 130
-    summary(kvers, cases, boots, flakes, time.time() - t_wall)
+    if results_json:
+        with open(results_json + ".tmp", "w") as f:
+            json.dump({"cases": [[c.kver, c.test, c.name, c.ok, c.msg] for c in cases],
+                       "boots": boots, "flakes": flakes}, f)
+        os.replace(results_json + ".tmp", results_json)
+    else:
+        summary(kvers, cases, boots, flakes, time.time() - t_wall)
     failed = sum(1 for c in cases if not c.ok)
     return 1 if failed or not cases else 0
+
+
+class SideRun:
+    """One test in a child runner (run.py test --results-json), output to a file."""
+
+    def __init__(self, kver, spec, scale):
+        self.kver, self.spec = kver, spec
+        self.outdir = os.path.join(BUILD, "vm", kver)
+        os.makedirs(self.outdir, exist_ok=True)
+        self.log_path = os.path.join(self.outdir, "runner-%s.log" % spec.name)
+        self.res_path = os.path.join(self.outdir, "runner-%s.json" % spec.name)
+        if os.path.exists(self.res_path):
+            os.unlink(self.res_path)
+        env = dict(os.environ, MOBIO_VM_LOCK_OWNER=str(os.getpid()),
+                   MOBIO_VM_TIMEOUT_SCALE=str(scale), MOBIO_VM_ACCEL=accel_args()[1])
+        self.out = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "test", "--kver", kver,
+             "--results-json", self.res_path,
+             spec.path if spec.adhoc else spec.name],
+            stdout=self.out, stderr=subprocess.STDOUT, env=env,
+            preexec_fn=_term_with_parent)
+
+    def stop(self):
+        """SIGTERM (the child stops its QEMU and cleans up), then SIGKILL."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def collect(self):
+        """Print the child's output in one piece; return its cases, boots, flakes."""
+        self.out.close()
+        with open(self.log_path) as f:
+            sys.stdout.write(f.read())
+        sys.stdout.flush()
+        try:
+            with open(self.res_path) as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            c = Case(self.kver, self.spec.name, "bench", False,
+                     "runner exited (rc %s) without results" % self.proc.returncode)
+            print(c.line(), flush=True)
+            return [c], [], []
+        return ([Case(*c) for c in r["cases"]],
+                [tuple(b) for b in r["boots"].get(self.kver, [])], r["flakes"])
+
+
+def _term_with_parent():
+    """In a child runner: SIGTERM when the parent runner dies."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def run_side_by_side(work, jobs, cases, boots, flakes):
+    """Up to `jobs` tests at once, each in its own child runner.
+
+    A test whose header says vm-alone (its checks compare times, or it is a
+    benchmark) runs with no other QEMU beside it; the rest share the cores.
+    Under TCG a test uses about one host core on average (CPU time / wall
+    time 0.5-1.05, docs/vm-bench.md): two at once fill the machine's two.
+    A shared test's vm-timeout is doubled, since a neighbour may slow it.
+    """
+    alone = [w for w in work if w[1].alone]
+    shared = [w for w in work if not w[1].alone]
+    # kernels interleaved, so both progress and the tail is short
+    order = {}
+    for w in shared:
+        order.setdefault(w[1].name, len(order))
+    shared.sort(key=lambda w: (order[w[1].name], w[0]))
+    queue = alone + shared
+    running = []
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                kver, spec = queue[0][0], queue[0][1]
+                if running and (spec.alone or any(r.spec.alone for r in running)):
+                    break
+                queue.pop(0)
+                running.append(SideRun(kver, spec, 1 if spec.alone else 2))
+            time.sleep(0.2)
+            for r in [r for r in running if r.proc.poll() is not None]:
+                running.remove(r)
+                c, b, f = r.collect()
+                cases += c
+                boots.setdefault(r.kver, []).extend(b)
+                flakes += f
+    except KeyboardInterrupt:
+        for r in running:
+            r.stop()
+        raise
 
 
 def summary(kvers, cases, boots, flakes, wall):
@@ -1225,6 +1381,7 @@ def main():
     ap.add_argument("names", nargs="*", help="guest tests (tests/vm/guest/NAME.sh)")
     ap.add_argument("--kver", default=os.environ.get("KVER") or None)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--results-json", help=argparse.SUPPRESS)  # a child runner's results
     a = ap.parse_intermixed_args()
     if a.cmd in ("test", "shell", "initramfs", "bootprobe") and not a.kver:
         k = kernels()
@@ -1239,7 +1396,7 @@ def main():
     if a.cmd == "test":
         if not a.names:
             ap.error("test needs a NAME")
-        return run_tests([a.kver], a.names)
+        return run_tests([a.kver], a.names, a.results_json)
     kvers = [a.kver] if a.kver else kernels()
     return run_tests(kvers, a.names or guest_tests())
 

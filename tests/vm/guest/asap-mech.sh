@@ -25,6 +25,7 @@
 # vm-bin: /sbin/mkfs.ext4
 # vm-disk: data 64M
 # vm-timeout: 600
+# vm-alone: bounds on how long an mmap call and app B's start wait
 . /mobio/tests/lib.sh
 . /mobio/tests/asap-lib.sh
 

@@ -19,6 +19,7 @@
 # vm-bin: /sbin/mkfs.ext4
 # vm-disk: data 64M
 # vm-timeout: 600
+# vm-alone: measures the cost of logging and prepaging
 . /mobio/tests/lib.sh
 . /mobio/tests/asap-lib.sh
 

@@ -10,6 +10,7 @@
 # vm-disk: data 32M
 # vm-bin: tools/fb-backup
 # vm-timeout: 300
+# vm-alone: the foreground may be delayed 1%, measured in time
 . /mobio/tests/lib.sh
 . /mobio/tests/freeblock-lib.sh
 

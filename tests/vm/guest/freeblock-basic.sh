@@ -13,6 +13,7 @@
 # a disk removed mid-task ends its tasks with ENODEV.
 # vm-disk: data 32M
 # vm-timeout: 420
+# vm-alone: foreground delay 1%, floor rate and wait times in ms
 . /mobio/tests/lib.sh
 . /mobio/tests/freeblock-lib.sh
 

@@ -21,6 +21,7 @@
 # vm-bin: tools/fb-backup
 # vm-kmod: null_blk
 # vm-timeout: 360
+# vm-alone: a scrub and write rate checked against elapsed time
 . /mobio/tests/lib.sh
 . /mobio/tests/freeblock-lib.sh
 . /mobio/tests/smartio-lib.sh

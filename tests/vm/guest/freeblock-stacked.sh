@@ -22,6 +22,7 @@
 # vm-kmod: null_blk dm_crypt xts aesni_intel
 # vm-bin: /usr/sbin/dmsetup
 # vm-timeout: 300
+# vm-alone: foreground delay, watchdog and rate checks in ms
 . /mobio/tests/lib.sh
 . /mobio/tests/freeblock-lib.sh
 . /mobio/tests/smartio-lib.sh

@@ -10,6 +10,7 @@
 # the right errno.
 # vm-disk: data 32M
 # vm-timeout: 240
+# vm-alone: foreground delay 1% and wait for idle in ms
 . /mobio/tests/lib.sh
 . /mobio/tests/freeblock-lib.sh
 

@@ -15,6 +15,7 @@
 # vm-memmap: 32M$0x30000000
 # vm-disk: flash 80M
 # vm-timeout: 600
+# vm-alone: the foreground may be delayed 1%, measured in time
 . /mobio/tests/lib.sh
 . /mobio/tests/qnvram-lib.sh
 

@@ -10,6 +10,7 @@
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 200
+# vm-alone: foreground read latency against a 60% bound
 . /mobio/tests/lib.sh
 . /mobio/tests/smartio-lib.sh
 

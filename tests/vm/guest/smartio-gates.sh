@@ -13,6 +13,7 @@
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 180
+# vm-alone: write releases counted against the hold time
 . /mobio/tests/lib.sh
 . /mobio/tests/smartio-lib.sh
 

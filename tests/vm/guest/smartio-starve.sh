@@ -7,6 +7,7 @@
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 200
+# vm-alone: write latency within the expiry plus a tolerance
 . /mobio/tests/lib.sh
 . /mobio/tests/smartio-lib.sh
 
