@@ -220,7 +220,7 @@ check: deps
 	$(MAKE) -j2 -Otarget KVER=all modules lib tools
 	$(MAKE) -j2 -Otarget unit sqlite-testfixture
 	$(MAKE) sqlite-tests
-	$(MAKE) -j2 -Otarget install-check checkpatch sparse dkms-check
+	$(MAKE) -j2 -Otarget install-check checkpatch sparse dkms-check deb-check
 	$(MAKE) vm-check
 
 # The Makefile itself, without building or booting anything: every target that

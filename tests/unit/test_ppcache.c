@@ -41,15 +41,20 @@ static unsigned int seed;
 static char last_log[1024];	/* the last sqlite3_log() message */
 static char all_log[8192];	/* every message since the test began */
 
+/* SQLite's log, from any thread (threads_keep_the_database_consistent). */
 static void log_cb(void *arg, int rc, const char *msg)
 {
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
 	(void)arg;
 	(void)rc;
+	pthread_mutex_lock(&mu);
 	snprintf(last_log, sizeof(last_log), "%s", msg);
 	if (strlen(all_log) + strlen(msg) + 2 < sizeof(all_log)) {
 		strcat(all_log, msg);
 		strcat(all_log, "\n");
 	}
+	pthread_mutex_unlock(&mu);
 }
 
 static int rm_cb(const char *p, const struct stat *s, int f, struct FTW *w)
@@ -87,10 +92,14 @@ static int teardown(void **state)
 
 /* --- Helpers ------------------------------------------------------------- */
 
-/* "file:<dbpath>?vfs=ppcache&<params>" */
+/*
+ * "file:<dbpath>?vfs=ppcache&<params>", in a buffer of the calling thread:
+ * thr_main's threads build theirs while others open (a shared buffer once
+ * gave one of them a torn URI, a new empty database, "no such table").
+ */
 static const char *uri(const char *params)
 {
-	static char buf[512];
+	static __thread char buf[512];
 
 	snprintf(buf, sizeof(buf), "file:%s?vfs=ppcache%s%s", dbpath,
 		 params && *params ? "&" : "", params ? params : "");
@@ -837,17 +846,26 @@ static void second_process_shares_the_database(void **state)
 	sqlite3_close(db);
 }
 
-/* The integer of a one-value query, or -1: safe off the main thread. */
-static long long thr_int(sqlite3 *db, const char *sql)
+/*
+ * The integer of a one-value query, or -1 with the reason in @err (if it
+ * is still empty): safe off the main thread.
+ */
+static long long thr_int(sqlite3 *db, const char *sql, char *err, size_t len)
 {
 	sqlite3_stmt *st;
 	long long v = -1;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (v < 0 && !err[0])
+		snprintf(err, len, "%s: rc %d (%s): %s", sql, rc,
+			 sqlite3_errstr(rc), sqlite3_errmsg(db));
 	return v;
 }
 
@@ -894,10 +912,12 @@ static void *thr_main(void *arg)
 					 sqlite3_errmsg(db));
 				break;
 			}
-			n = thr_int(db, "SELECT n FROM c");
+			n = thr_int(db, "SELECT n FROM c", t->err,
+				    sizeof(t->err));
 			usleep(rand_r(&s) % 2000);
-			rows = thr_int(db, "SELECT count(*) FROM log");
-			if (n != rows || n < 0)
+			rows = thr_int(db, "SELECT count(*) FROM log", t->err,
+				       sizeof(t->err));
+			if (n != rows && !t->err[0])
 				snprintf(t->err, sizeof(t->err), "reader saw n=%lld "
 					 "but %lld rows in one transaction", n,
 					 rows);
@@ -928,10 +948,12 @@ static void threads_keep_the_database_consistent(void **state)
 		assert_int_equal(pthread_create(&tid[i], NULL, thr_main, &t[i]),
 				 0);
 	}
-	for (i = 0; i < NTHR; i++) {
+	for (i = 0; i < NTHR; i++)
 		pthread_join(tid[i], NULL);
+	for (i = 0; i < NTHR; i++) {
 		if (t[i].err[0])
-			fail_msg("thread %d: %s", i, t[i].err);
+			fail_msg("thread %d: %s (log: %s)", i, t[i].err,
+				 all_log);
 		commits += t[i].commits;
 	}
 	assert_int_equal(commits, 3 * 150);
@@ -2297,6 +2319,8 @@ int main(int argc, char **argv)
 	}
 	seed = s ? (unsigned int)strtoul(s, NULL, 0) : (unsigned int)time(NULL);
 	print_message("QNVRAM_TEST_SEED=%u\n", seed);
+	if (getenv("PPCACHE_TEST_FILTER"))	/* e.g. "threads_*" */
+		cmocka_set_test_filter(getenv("PPCACHE_TEST_FILTER"));
 	sqlite3_config(SQLITE_CONFIG_LOG, log_cb, NULL);
 	if (sqlite3_ppcache_register(0) != SQLITE_OK)
 		return 1;
