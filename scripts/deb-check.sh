@@ -38,7 +38,7 @@ mobio-dkms $src/modules/asap-prefetch/asap_main.c
 mobio-dkms $src/modules/common/mobio_compat.h
 mobio-dkms /etc/modprobe.d/mobio.conf conf
 mobio-dkms /etc/modules-load.d/mobio.conf conf
-mobio-dkms /lib/udev/rules.d/60-mobio-smartio.rules
+mobio-dkms /lib/udev/rules.d/65-mobio-smartio.rules
 mobio-dkms /lib/udev/rules.d/60-mobio-devices.rules
 mobio-dkms /usr/share/doc/mobio-dkms/README.Debian
 libqnvram1 /usr/lib/$ma/libqnvram.so.1

@@ -31,7 +31,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 series_list="6.1 6.12"
 tools="qemu-system-x86 qemu-utils busybox-static fio libcmocka-dev libmnl-dev libssl-dev dkms
 sparse gnuplot-nox libsqlite3-dev sqlite3 kmod cpio xz-utils zstd pkg-config python3
-gcc make tcl-dev dpkg-dev debhelper dh-dkms lintian help2man"
+gcc make tcl-dev dpkg-dev debhelper dh-dkms lintian help2man mmdebstrap e2fsprogs"
 
 force_update=0
 case "${1:-}" in

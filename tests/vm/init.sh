@@ -24,35 +24,15 @@ for m in $(cat /kmod/base.list); do
 	insmod "/kmod/$m.ko" || echo "mobio-init: insmod $m failed"
 done
 
-MOBIO_TEST=
-MOBIO_DISKS=
-for w in $(cat /proc/cmdline); do
-	case "$w" in
-	mobio.test=*) MOBIO_TEST=${w#*=} ;;
-	mobio.disks=*) MOBIO_DISKS=$(echo "${w#*=}" | tr ',' ' ') ;;
-	esac
-done
-export MOBIO_TEST
-
 # the state disk and the declared ones, in command-line order: vda, vdb, ...
 i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-set -- b c d e f g h i j k l m n o p
-for d in $MOBIO_DISKS; do
-	export "DISK_$d=/dev/vd$1"
-	shift
-done
-
-# result channel: ttyS1, raw; fd 7 stays open so host answers are never lost
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-exec 7</dev/ttyS1
-stty -F /dev/ttyS1 raw -echo
 
 . /mobio/tests/lib.sh
-mobio_boot_begin
+mobio_guest_begin
 echo "mobio-init: test $MOBIO_TEST boot $MOBIO_BOOT at $(cut -d' ' -f1 /proc/uptime) s"
 
 if [ -z "$MOBIO_TEST" ] || [ "$MOBIO_TEST" = shell ]; then

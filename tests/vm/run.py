@@ -23,6 +23,10 @@ A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
     # vm-alone: WHY              run with no other QEMU beside it (checks that
                                  compare times; ad-hoc scripts, the benchmarks,
                                  always run alone)
+    # vm-root: debian            boot the Debian guest (tests/vm/debian/): a
+                                 Debian 12 image with the project's .debs
+                                 installed by apt, booted with systemd; the test
+                                 runs from mobio-vmtest.service at every boot
     # vm-tree: SRC DEST          a host file or directory tree, copied to DEST;
                                  $KVER, $MOBIO_SHARED (default: ../shared beside
                                  the repo root) and other $VARs are expanded, a
@@ -90,6 +94,9 @@ BASE_KMODS = ["virtio_pci", "virtio_blk", "evdev"]
 BENCH_FILES = [os.path.abspath(__file__), os.path.join(VMDIR, "init.sh")]
 
 
+# the Debian guest's image and initramfs (tests/vm/debian/build-image.sh)
+DEBIAN_OUT = os.path.join(BUILD, "vm", "debian")
+
 # one VM at a time on this machine, whichever tree or user starts it
 VM_LOCK = "/tmp/mobio-vm.lock"
 
@@ -137,6 +144,7 @@ class TestSpec:
         self.bins = []
         self.append = []
         self.trees = []          # (SRC, DEST), unexpanded
+        self.root = None         # "debian": the Debian guest image, not busybox
         # why the test must have the machine to itself; ad-hoc scripts are benchmarks
         self.alone = "ad-hoc script" if self.adhoc else None
         with open(self.path) as f:
@@ -162,6 +170,11 @@ class TestSpec:
                     self.bins += val.split()
                 elif key == "append":
                     self.append += val.split()
+                elif key == "root":
+                    if val != "debian":
+                        raise SystemExit("vm: %s: vm-root knows only 'debian', saw %r"
+                                         % (name, val))
+                    self.root = val
                 elif key == "alone":
                     self.alone = val or "vm-alone"
                 elif key == "tree":
@@ -657,6 +670,12 @@ class Qmp:
             raise RuntimeError("QMP %s: %s" % (name, r["error"]))
         return r.get("return")
 
+    def sysrq(self, letter):
+        """Alt-SysRq-LETTER on the guest's AT keyboard (the command line has
+        sysrq_always_enabled)."""
+        self.cmd("send-key", keys=[{"type": "qcode", "data": k}
+                                   for k in ("alt", "sysrq", letter)])
+
     def key(self, qcode, down):
         self.cmd("input-send-event", events=[{"type": "key", "data": {
             "down": down, "key": {"type": "qcode", "data": qcode}}}])
@@ -681,8 +700,9 @@ class Vm:
         self.res_path = os.path.join(self.sockdir, "res")
         # cryptomgr.notests: the crypto API's boot self-tests are the kernel's
         # own, not the project's, and take ~1 s of TCG at every boot
+        # sysrq_always_enabled: a hung test's task dump (TestRun.dump_tasks)
         append = ["console=ttyS0", "loglevel=5", "printk.time=1", "panic=-1",
-                  "cryptomgr.notests",
+                  "cryptomgr.notests", "sysrq_always_enabled",
                   "mobio.test=" + test,
                   "mobio.disks=" + ",".join(d for d, _ in spec.disks)]
         append += ["memmap=" + m for m in spec.memmap] + spec.append
@@ -695,6 +715,10 @@ class Vm:
         # (bench/fio/run-bench.py matches it) and the order keeps vda, vdb...
         drives = [("state", os.path.join(outdir, "state.img"))] + \
             [(d, os.path.join(outdir, "disk-%s.img" % d)) for d, _ in spec.disks]
+        if spec.root:
+            # last, so the declared disks keep vdb, vdc...; found by its label
+            drives.append(("root", os.path.join(outdir, "disk-root.img")))
+            append += ["root=LABEL=mobio-root", "rw"]
         cmd = ["qemu-system-x86_64"] + accel_args() + [
             "-smp", "2", "-m", str(spec.mem), "-display", "none", "-nodefaults",
             "-no-user-config", "-kernel", image, "-initrd", initrd,
@@ -714,7 +738,8 @@ class Vm:
         for name, img in drives:
             cmd += ["-drive", "file=%s,if=none,id=drv-%s,format=raw,cache=writeback"
                     % (img, name),
-                    "-device", "virtio-blk-pci,drive=drv-%s,id=disk-%s" % (name, name)]
+                    "-device", "virtio-blk-pci,drive=drv-%s,id=disk-%s,serial=mobio-%s"
+                    % (name, name, name)]
         self.cmd = cmd
         with open(os.path.join(outdir, "qemu-%d.cmd" % n), "w") as f:
             f.write(" ".join("'%s'" % a for a in cmd) + "\n")
@@ -874,6 +899,10 @@ class TestRun:
         for d, size in self.spec.disks:
             with open(os.path.join(self.outdir, "disk-%s.img" % d), "wb") as f:
                 f.truncate(size)
+        if self.spec.root:
+            # every run starts from the image as built (a copy: the guest writes it)
+            subprocess.run(["cp", "--sparse=always", os.path.join(DEBIAN_OUT, "root.img"),
+                            os.path.join(self.outdir, "disk-root.img")], check=True)
 
     def run(self):
         self.prepare()
@@ -947,6 +976,25 @@ class TestRun:
             return None
         self.event("device_del %s" % qid)
         return (qid, a[1], time.time() + UNPLUG_WAIT_S)
+
+    def dump_tasks(self, vm, follow_console, console):
+        """A hung guest: blocked tasks (sysrq w), every task (t) and the
+        CPUs (l) onto the console, which the run keeps, before QEMU goes.
+        The dump's stacks are kept out of the splat scan: asked for, not a
+        kernel failure."""
+        follow_console()
+        if vm.proc.poll() is not None:
+            return
+        try:
+            # 9: console loglevel 9 first, the stacks are KERN_INFO (loglevel=5)
+            for letter in ("9", "w", "t", "l"):
+                vm.qmp.sysrq(letter)
+                self.event("timeout: sysrq %s" % letter)
+                time.sleep(1)
+            time.sleep(2)
+        except (RuntimeError, OSError, ValueError) as e:
+            self.event("timeout: sysrq failed: %s" % e)
+        console.extend(vm.read_console())
 
     def watch(self, vm, deadline, console, kind):
         """Follow one QEMU until finish, a cold-cycle request or a failure."""
@@ -1089,7 +1137,9 @@ class TestRun:
                 self.error = "QEMU exited (rc %s) without finish" % vm.proc.returncode
                 return "exited"
             if now > deadline:
-                self.error = "timeout after %d s without finish" % self.spec.timeout
+                self.dump_tasks(vm, follow_console, console)
+                self.error = ("timeout after %d s without finish (sysrq w, t and l: "
+                              "console.txt)" % self.spec.timeout)
                 return "timeout"
 
 
@@ -1128,8 +1178,23 @@ def vm_lock():
     return f
 
 
+def build_debian_image(tests):
+    """The Debian guest's image for these tests (tests/vm/debian/build-image.sh
+    keeps it cached); the .debs come from `make deb` (build/deb/)."""
+    if not tests or side_child():
+        return
+    log("Debian guest image (%s)" % DEBIAN_OUT)
+    r = subprocess.run([os.path.join(VMDIR, "debian", "build-image.sh"), DEBIAN_OUT,
+                        os.path.join(BUILD, "deb")] + tests)
+    if r.returncode != 0:
+        raise SystemExit("vm: the Debian guest image could not be built (above)")
+
+
 def test_initrd(kver, spec, initrd):
-    """The initramfs of one test: the kernel's, plus the test's extras if any."""
+    """The initramfs of one test: the kernel's, plus the test's extras if any;
+    for the Debian guest, that image's own initramfs of the kernel."""
+    if spec.root:
+        return os.path.join(DEBIAN_OUT, "boot", "initrd.img-" + kver)
     extras = build_extras(kver, spec)
     if not extras:
         return initrd
@@ -1180,6 +1245,8 @@ def run_tests(kvers, names, results_json=None):
     cases, boots, flakes = [], {}, []
     t_wall = time.time()
     work = []                      # (kver, spec, image, initrd), kernel by kernel
+    roots = [TestSpec(n) for n in names]
+    build_debian_image([t.path for t in roots if t.root])
     for kver in kvers:
         initrd = build_initramfs(kver)
         image = kernel_image(kver, boot_mode())

@@ -37,10 +37,20 @@ build/user/guest/%: tests/vm/guest/%.c $(wildcard libqnvram/*.h include/uapi/*/*
 
 vm-guest: $(VM_GUEST_BINS)
 
+# Tests that boot the Debian guest ("# vm-root: debian") ship the project's
+# .debs: make deb, when a tracked file is newer than them (make check has
+# just built them in deb-check).
+VM_DEB_TESTS := $(basename $(notdir $(shell grep -l '^# vm-root:' tests/vm/guest/*.sh 2>/dev/null)))
+VM_NEEDS_DEB = $(if $(T),$(filter $(VM_DEB_TESTS),$(T)),$(VM_DEB_TESTS))
+
 # vm-build KVERS="..." : what the initramfs ships, for those kernels
 vm-build:
 ifneq ($(VM_BUILD),0)
 	@for k in $(KVERS); do $(MAKE) --no-print-directory modules KVER=$$k || exit 1; done
+	@if [ -n "$(VM_NEEDS_DEB)" ]; then \
+		d=$$(ls build/deb/mobio-dkms_*.deb 2>/dev/null | head -n 1); \
+		if [ -z "$$d" ] || [ -n "$$(git ls-files -z | xargs -0 -I{} find {} -maxdepth 0 -type f -newer "$$d" 2>/dev/null | head -n 1)" ]; then \
+			$(MAKE) --no-print-directory deb || exit 1; fi; fi
 	@if [ -f libqnvram/Makefile ]; then $(MAKE) --no-print-directory -C libqnvram || exit 1; fi
 	@if [ -f sqlite-ppcache/Makefile ]; then $(MAKE) --no-print-directory -C sqlite-ppcache || exit 1; fi
 	@if [ -f tools/Makefile ]; then $(MAKE) --no-print-directory -C tools || exit 1; fi

@@ -15,6 +15,8 @@
 #   request_power_key MS  the host holds the power key MS ms; returns when released
 #   request_cold_cycle    the host ends this QEMU and starts a new one (RAM gone)
 #   request_poweroff_cycle  the guest powers off cleanly, then a new QEMU starts
+#   request_systemctl_reboot / request_systemctl_poweroff  the same through
+#                         systemd (the Debian guest, "# vm-root: debian")
 #   request_reset         the host does QMP system_reset now
 #   request_reset_after MS|MIN-MAX|random  the host resets after that delay; returns at once
 #   request_device_del NAME  the host hot-unplugs disk NAME ("# vm-disk: NAME ...")
@@ -203,7 +205,33 @@ state_set() {
 		count=1 conv=sync,notrunc,fsync 2>/dev/null
 }
 
-# called once per boot by /init
+# Called once per boot by /init (the busybox guest) and by the Debian
+# guest's agent (tests/vm/debian/agent.sh), before the test: MOBIO_TEST and
+# DISK_<name> from the command line (the state disk is vda, the declared
+# disks follow in order), the result channel on fd 7, the boot count.
+mobio_guest_begin() {
+	local w d
+	MOBIO_TEST=
+	MOBIO_DISKS=
+	for w in $(cat /proc/cmdline); do
+		case "$w" in
+		mobio.test=*) MOBIO_TEST=${w#*=} ;;
+		mobio.disks=*) MOBIO_DISKS=$(echo "${w#*=}" | tr ',' ' ') ;;
+		esac
+	done
+	export MOBIO_TEST
+	set -- b c d e f g h i j k l m n o p
+	for d in $MOBIO_DISKS; do
+		export "DISK_$d=/dev/vd$1"
+		shift
+	done
+	# ttyS1, raw; fd 7 stays open so the host's answers are never lost
+	stty -F $MOBIO_RES raw -echo 2>/dev/null
+	exec 7<$MOBIO_RES
+	stty -F $MOBIO_RES raw -echo
+	mobio_boot_begin
+}
+
 mobio_boot_begin() {
 	local b
 	b=$(state_get MOBIO_BOOT)
@@ -258,6 +286,28 @@ request_poweroff_cycle() {
 	_mobio_say "REQ poweroff_cycle"
 	echo "mobio: power-off cycle requested"
 	poweroff -f
+	sleep 600
+}
+
+# The Debian guest ("# vm-root: debian"): a clean reboot or power-off through
+# systemd, as a user does it; services stop, the reboot notifiers run. The
+# host treats them as request_warm_reboot (RAM kept) and
+# request_poweroff_cycle (a new QEMU, RAM gone).
+request_systemctl_reboot() {
+	sync
+	: >/run/mobio-vmtest-shutdown
+	_mobio_say "REQ warm_reboot"
+	echo "mobio: systemctl reboot"
+	systemctl --no-block reboot
+	sleep 600
+}
+
+request_systemctl_poweroff() {
+	sync
+	: >/run/mobio-vmtest-shutdown
+	_mobio_say "REQ poweroff_cycle"
+	echo "mobio: systemctl poweroff"
+	systemctl --no-block poweroff
 	sleep 600
 }
 
