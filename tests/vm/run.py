@@ -1245,8 +1245,7 @@ def run_tests(kvers, names, results_json=None):
     cases, boots, flakes = [], {}, []
     t_wall = time.time()
     work = []                      # (kver, spec, image, initrd), kernel by kernel
-    roots = [TestSpec(n) for n in names]
-    build_debian_image([t.path for t in roots if t.root])
+    build_debian_image([s.path for s in map(TestSpec, names) if s.root])
     for kver in kvers:
         initrd = build_initramfs(kver)
         image = kernel_image(kver, boot_mode())

@@ -87,6 +87,17 @@ only_in_qnvram() {
 	esac
 }
 
+# apt_get remove|purge PKG...: the case apt_<action>, as a user runs it
+apt_get() {
+	local action=$1
+	shift
+	if DEBIAN_FRONTEND=noninteractive apt-get "$action" -y "$@" >/tmp/apt-$action.out 2>&1; then
+		pass "apt_$action"
+	else
+		fail "apt_$action" "$(tail -n 5 /tmp/apt-$action.out | tr '\n' ' ')"
+	fi
+}
+
 system_is_up() {
 	local st
 	st=$(systemctl is-system-running --wait 2>&1)
@@ -147,11 +158,7 @@ case $MOBIO_BOOT in
 	modules_as_configured
 	check_dmesg qnvram_restored_the_pool_from_flash "qnvram: restored pool from image"
 	pc_check $((2 * ROWS))
-	if DEBIAN_FRONTEND=noninteractive apt-get remove -y $PKGS >/tmp/apt-remove.out 2>&1; then
-		pass apt_remove
-	else
-		fail apt_remove "$(tail -n 5 /tmp/apt-remove.out | tr '\n' ' ')"
-	fi
+	apt_get remove $PKGS
 	check_eq apt_remove_leaves_no_module_loaded "" \
 		"$(lsmod | awk '$1 ~ /^(qnvram|smartio_iosched|freeblock|asap_prefetch)$/ { print $1 }' | tr '\n' ' ')"
 	check_eq apt_remove_leaves_nothing_in_dkms "" \
@@ -164,11 +171,7 @@ case $MOBIO_BOOT in
 	# what remove left: the packages with conffiles, in dpkg's "rc" state
 	rc_pkgs=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null |
 		awk '$1 == "rc" { print $2 }')
-	if DEBIAN_FRONTEND=noninteractive apt-get purge -y $rc_pkgs >/tmp/apt-purge.out 2>&1; then
-		pass apt_purge
-	else
-		fail apt_purge "$(tail -n 5 /tmp/apt-purge.out | tr '\n' ' ')"
-	fi
+	apt_get purge $rc_pkgs
 	check_eq apt_purge_leaves_nothing_in_etc "" \
 		"$(ls /etc/modprobe.d/mobio.conf /etc/modules-load.d/mobio.conf 2>/dev/null)"
 	check_eq apt_purge_leaves_no_package "" \

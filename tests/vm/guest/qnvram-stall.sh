@@ -12,6 +12,7 @@
 # vm-memmap: 32M$0x30000000
 # vm-kmod: null_blk
 # vm-timeout: 600
+# vm-alone: uid B must answer within 500 ms while another uid swaps out: measured in time
 . /mobio/tests/lib.sh
 . /mobio/tests/qnvram-lib.sh
 . /mobio/tests/smartio-lib.sh
