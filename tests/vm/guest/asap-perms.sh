@@ -31,9 +31,21 @@ refused() {
 	fi
 }
 
+# wait_comm PID COMM: until the background child has exec'd COMM (asap
+# records the comm it sees at the first switch; between fork and exec it is
+# the shell's, or busybox's "exe")
+wait_comm() {
+	local i=0
+	while [ "$(cat /proc/$1/comm 2>/dev/null)" != "$2" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 check_ok insmod_asap insmod $KO window_ms=0
 sleep 1000 &
 app=$!
+wait_comm $app sleep
 check_ok root_switch_tracks_app mobioctl asap switch $app
 # a profile loads only outside the app's switch window
 check_ok root_switches_away mobioctl asap switch $$
@@ -52,7 +64,7 @@ refused user_switch_eperm "Operation not permitted" \
 # not even to a process of its own
 as_uid $U sleep 1000 &
 own=$!
-sleep 0.2
+wait_comm $own sleep
 refused user_switch_own_process_eperm "Operation not permitted" \
 	as_uid $U mobioctl asap switch $own
 check_ok user_reads_stats as_uid $U mobioctl asap stats
