@@ -162,7 +162,7 @@ struct asap_job {
  * @node: in asap_apps, under asap_lock
  * @pid: the thread group's pid (reference held)
  * @tgid: its number in the initial pid namespace, for messages
- * @comm: its command name when first switched to
+ * @comm: its command name at the last switch or profile command to it
  * @mm: its mm, for matching faults and for the workers (mmgrab held;
  *	the address space is used only under mmget_not_zero())
  *

@@ -479,15 +479,21 @@ struct asap_app *asap_app_lookup(pid_t nr)
 	return app;
 }
 
-/* The app of @task's thread group @tgid, tracked from now on. */
+/*
+ * The app of @task's thread group @tgid, tracked from now on. A tracked
+ * app's command name is taken again: it changes at exec() and through
+ * PR_SET_NAME, and events and listings name the app as it is now.
+ */
 static struct asap_app *asap_app_track(struct task_struct *task,
 				       struct pid *tgid,
 				       struct netlink_ext_ack *extack)
 {
 	struct asap_app *app = asap_app_find(tgid);
 
-	if (app)
+	if (app) {
+		get_task_comm(app->comm, task);
 		return app;
+	}
 	if (asap_nr_apps >= asap_apps_max) {
 		NL_SET_ERR_MSG(extack, "apps_max apps tracked already");
 		return ERR_PTR(-ENOSPC);

@@ -207,12 +207,15 @@ slow_pages 0
 on_b
 f0=$(st anon_faults $B)
 ff0=$(($(st file_faults $B) + $(st file_hits $B)))
+check_eq comm_before_exec "app $B asapapp" "$(mobioctl asap apps | grep "^app $B " | cut -d' ' -f1-3)"
 app_cmd x
 log "after exec: $REPLY_LINE"
 check_eq exec_keeps_pid "$B" "$(field pid)"
 check_eq exec_new_image 1 "$(field execs)"
 evict
 mobioctl asap switch $B
+# execv("/proc/self/exe") renamed it: the switch takes the new name
+check_eq exec_new_comm_listed "app $B exe" "$(mobioctl asap apps | grep "^app $B " | cut -d' ' -f1-3)"
 app_cmd t
 log "first window after exec: $REPLY_LINE"
 check_eq exec_data_intact 0 "$(field bad)"
