@@ -749,7 +749,7 @@ class Vm:
                                      stderr=None if interactive else open(
                                          os.path.join(outdir, "qemu-%d.stderr" % n), "w"),
                                      start_new_session=not interactive,
-                                     preexec_fn=_die_with_parent)
+                                     preexec_fn=_with_parent(signal.SIGKILL))
         self.res = None
         self.qmp = None
         self.res_buf = b""
@@ -845,14 +845,16 @@ class Vm:
 _live_vms = []
 
 
-def _die_with_parent():
-    """In the QEMU child: SIGKILL when the runner dies, whatever kills it."""
-    try:
-        import ctypes
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
+def _with_parent(sig):
+    """A preexec_fn: the child gets `sig` when the runner dies, whatever
+    kills it (PR_SET_PDEATHSIG)."""
+    def preexec():
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, sig)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    return preexec
 
 
 def _kill_live(*_):
@@ -1199,6 +1201,8 @@ def test_initrd(kver, spec, initrd):
     if not extras:
         return initrd
     rd = os.path.join(BUILD, "vm", kver, "initrd-%s.cpio" % spec.name)
+    if side_child() and os.path.exists(rd):
+        return rd                  # the parent joined them before starting us
     os.makedirs(os.path.dirname(rd), exist_ok=True)
     with open(rd, "wb") as f:
         for p in (initrd, extras):
@@ -1297,7 +1301,7 @@ class SideRun:
              "--results-json", self.res_path,
              spec.path if spec.adhoc else spec.name],
             stdout=self.out, stderr=subprocess.STDOUT, env=env,
-            preexec_fn=_term_with_parent)
+            preexec_fn=_with_parent(signal.SIGTERM))
 
     def stop(self):
         """SIGTERM (the child stops its QEMU and cleans up), then SIGKILL."""
@@ -1325,15 +1329,6 @@ class SideRun:
             return [c], [], []
         return ([Case(*c) for c in r["cases"]],
                 [tuple(b) for b in r["boots"].get(self.kver, [])], r["flakes"])
-
-
-def _term_with_parent():
-    """In a child runner: SIGTERM when the parent runner dies."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def run_side_by_side(work, jobs, cases, boots, flakes):

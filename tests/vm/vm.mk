@@ -49,7 +49,7 @@ ifneq ($(VM_BUILD),0)
 	@for k in $(KVERS); do $(MAKE) --no-print-directory modules KVER=$$k || exit 1; done
 	@if [ -n "$(VM_NEEDS_DEB)" ]; then \
 		d=$$(ls build/deb/mobio-dkms_*.deb 2>/dev/null | head -n 1); \
-		if [ -z "$$d" ] || [ -n "$$(git ls-files -z | xargs -0 -I{} find {} -maxdepth 0 -type f -newer "$$d" 2>/dev/null | head -n 1)" ]; then \
+		if [ -z "$$d" ] || [ -n "$$(git ls-files -z | xargs -0 sh -c 'find "$$@" -maxdepth 0 -type f -newer "$$0" 2>/dev/null' "$$d" | head -n 1)" ]; then \
 			$(MAKE) --no-print-directory deb || exit 1; fi; fi
 	@if [ -f libqnvram/Makefile ]; then $(MAKE) --no-print-directory -C libqnvram || exit 1; fi
 	@if [ -f sqlite-ppcache/Makefile ]; then $(MAKE) --no-print-directory -C sqlite-ppcache || exit 1; fi

@@ -12,8 +12,10 @@
 #   boot 2: every row is there (the warm reboot kept the pool in RAM); more
 #           rows, the app keeps it open: systemctl poweroff (the reboot
 #           notifier flushes the pool to the backing disk), a cold boot
-#   boot 3: every row is there (the pool came back from flash); apt remove
-#           leaves nothing loaded or registered, purge nothing in /etc
+#   boot 3: every row is there (the pool came back from flash); apt remove,
+#           while an app still has /dev/qnvram open, unloads every module not
+#           in use, says that qnvram is, and leaves nothing registered; purge
+#           leaves nothing in /etc
 # vm-root: debian
 # vm-memmap: 32M$0x30000000
 # vm-disk: backing 80M
@@ -158,8 +160,22 @@ case $MOBIO_BOOT in
 	modules_as_configured
 	check_dmesg qnvram_restored_the_pool_from_flash "qnvram: restored pool from image"
 	pc_check $((2 * ROWS))
+	# An app still has /dev/qnvram open: the removal must go through, unload
+	# what is not in use and say what stays loaded.
+	as_app sh -c 'exec 3</dev/qnvram; exec sleep 1000' &
+	holder=$!
+	sleep 1
 	apt_get remove $PKGS
-	check_eq apt_remove_leaves_no_module_loaded "" \
+	check_eq apt_remove_unloads_the_modules_not_in_use "" \
+		"$(lsmod | awk '$1 ~ /^(smartio_iosched|asap_prefetch)$/ { print $1 }' | tr '\n' ' ')"
+	check_ok apt_remove_keeps_qnvram_while_an_app_has_it_open test -d /sys/module/qnvram
+	check_ok apt_remove_says_qnvram_is_in_use grep -q "mobio-dkms: qnvram is in use" /tmp/apt-remove.out
+	pkill -u app -x sleep
+	wait $holder 2>/dev/null
+	for m in qnvram freeblock; do
+		[ -d /sys/module/$m ] && rmmod $m
+	done
+	check_eq nothing_loaded_once_the_app_is_gone "" \
 		"$(lsmod | awk '$1 ~ /^(qnvram|smartio_iosched|freeblock|asap_prefetch)$/ { print $1 }' | tr '\n' ' ')"
 	check_eq apt_remove_leaves_nothing_in_dkms "" \
 		"$(dkms status -m mobio 2>/dev/null; ls -d /var/lib/dkms/mobio /usr/src/mobio-* 2>/dev/null)"

@@ -293,22 +293,23 @@ request_poweroff_cycle() {
 # systemd, as a user does it; services stop, the reboot notifiers run. The
 # host treats them as request_warm_reboot (RAM kept) and
 # request_poweroff_cycle (a new QEMU, RAM gone).
-request_systemctl_reboot() {
+# _mobio_systemctl REQ VERB: tell the host REQ, then `systemctl VERB`; the
+# marker tells the agent that systemd stopping the test is no EXIT
+_mobio_systemctl() {
 	sync
 	: >/run/mobio-vmtest-shutdown
-	_mobio_say "REQ warm_reboot"
-	echo "mobio: systemctl reboot"
-	systemctl --no-block reboot
+	_mobio_say "REQ $1"
+	echo "mobio: systemctl $2"
+	systemctl --no-block "$2"
 	sleep 600
 }
 
+request_systemctl_reboot() {
+	_mobio_systemctl warm_reboot reboot
+}
+
 request_systemctl_poweroff() {
-	sync
-	: >/run/mobio-vmtest-shutdown
-	_mobio_say "REQ poweroff_cycle"
-	echo "mobio: systemctl poweroff"
-	systemctl --no-block poweroff
-	sleep 600
+	_mobio_systemctl poweroff_cycle poweroff
 }
 
 request_reset() {
