@@ -7,7 +7,7 @@
 # DISK_<name>, then runs /mobio/tests/<mobio.test>.sh and powers off.  The kernel
 # command line carries mobio.test=<name> and mobio.disks=<name,name,...>.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export LD_LIBRARY_PATH=/usr/local/lib:/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=/usr/local/lib:/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu:/usr/lib/aarch64-linux-gnu:/lib/aarch64-linux-gnu
 export HOME=/root
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys

@@ -7,6 +7,11 @@ USAGE
     tests/vm/run.py check [--kver KVER] [NAME...]
                                                 every test (or NAME...) on every
                                                 kernel of scripts/kernels.sh
+    tests/vm/run.py check --arch arm64 [NAME...]
+                                                the same on the arm64 kernels
+                                                (make arm64 builds them); a
+                                                KVER ending in -arm64 boots
+                                                arm64 too
     tests/vm/run.py shell --kver KVER           interactive VM, serial on stdio
     tests/vm/run.py initramfs --kver KVER       only build the initramfs
     tests/vm/run.py bootprobe --kver KVER       time bzImage against PVH vmlinux
@@ -14,7 +19,9 @@ USAGE
 A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
     # vm-timeout: 300            seconds for the whole test, all boots included
     # vm-mem: 1024               guest RAM in MiB
-    # vm-memmap: 32M$0x30000000  reserved RAM (memmap= on the kernel command line)
+    # vm-memmap: 32M$0x30000000  reserved RAM (memmap= on the kernel command line;
+                                 on arm64 a no-map reserved-memory node of the
+                                 device tree, at RAM base + that offset)
     # vm-disk: flash 128M        an extra raw virtio disk, $DISK_flash in the guest
     # vm-kmod: null_blk zram     Debian kernel modules (and their deps) to ship
     # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship;
@@ -100,6 +107,42 @@ DEBIAN_OUT = os.path.join(BUILD, "vm", "debian")
 # one VM at a time on this machine, whichever tree or user starts it
 VM_LOCK = "/tmp/mobio-vm.lock"
 
+# --- guest architecture ------------------------------------------------------------
+# The kernel's flavour (the kver's -amd64 / -arm64 suffix) picks the machine.
+# arm64 is Debian's arm64 kernel on QEMU's "virt" board (TCG, -cpu max) from
+# the sysroot scripts/arm64-root.sh extracts: the kernel, its modules, busybox,
+# fio and the libraries the cross-built programs (make arm64, build/arm64/user/)
+# need. What the tests see is the same: vda.. virtio disks, a result channel,
+# a keyboard for QMP keys (sysrq, the power key), reserved RAM at the same
+# offset into RAM (mobio.ram_base says where RAM starts).
+ARM64_ROOT = os.environ.get("MOBIO_ARM64_ROOT") or os.path.join(TOP, ".cache", "arm64-root")
+ARM64_USER = os.path.join(BUILD, "arm64", "user")
+ARM64_RAM_BASE = 0x40000000         # the virt board's RAM starts at 1 GiB
+
+
+class Arch:
+    """What differs between the amd64 and the arm64 guest."""
+
+    def __init__(self, kver):
+        self.arm64 = kver.endswith("-arm64")
+        self.root = ARM64_ROOT if self.arm64 else "/"
+        self.qemu = "qemu-system-aarch64" if self.arm64 else "qemu-system-x86_64"
+        self.console = "ttyAMA0" if self.arm64 else "ttyS0"
+        self.ram_base = ARM64_RAM_BASE if self.arm64 else 0
+        # the result channel: a virtio console on arm64 (virt has one UART)
+        self.res_dev = "/dev/hvc0" if self.arm64 else "/dev/ttyS1"
+        self.multiarch = "aarch64-linux-gnu" if self.arm64 else "x86_64-linux-gnu"
+        self.base_kmods = BASE_KMODS + (["virtio_console", "virtio_input"] if self.arm64 else [])
+
+    def host_path(self, path):
+        """A guest system file (/usr/bin/fio, /boot/vmlinuz-K) on the host."""
+        return path if not self.arm64 else os.path.join(self.root, path.lstrip("/"))
+
+    def check(self, kver):
+        if self.arm64 and not os.path.exists(self.host_path("/boot/vmlinuz-" + kver)):
+            raise SystemExit("vm: %s is not in %s: run 'make arm64' (as root)"
+                             % (kver, self.root))
+
 
 def log(msg):
     print("vm: " + msg, file=sys.stderr, flush=True)
@@ -110,8 +153,10 @@ def sh(cmd, **kw):
                           **kw).stdout
 
 
-def kernels():
-    out = sh([os.path.join(TOP, "scripts", "kernels.sh")])
+def kernels(arch=None):
+    """The supported kernels: the installed amd64 ones, or with "arm64" the
+    arm64 ones of the sysroot (make arm64)."""
+    out = sh([os.path.join(TOP, "scripts", "kernels.sh")] + ([arch] if arch else []))
     return [k for k in out.split() if k]
 
 
@@ -260,8 +305,9 @@ class Cpio:
 def kmod_order(kver, names):
     """Module files to insmod, dependencies first: [(name, host path)]."""
     order = []
+    arch = Arch(kver)
     for name in names:
-        r = subprocess.run(["modprobe", "-S", kver, "--show-depends", name],
+        r = subprocess.run(["modprobe", "-d", arch.root, "-S", kver, "--show-depends", name],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
             raise SystemExit("vm: %s: no module %s: %s" % (kver, name, r.stderr.strip()))
@@ -288,8 +334,10 @@ def read_module(path):
     return data
 
 
-def ldd_libs(binary):
-    """Shared libraries of a host binary: [(path in guest, host file)]."""
+def ldd_libs(binary, arch=None):
+    """Shared libraries of a binary: [(path in guest, host file)]."""
+    if arch and arch.arm64:
+        return cross_libs(binary, arch)
     r = subprocess.run(["ldd", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, env=dict(os.environ, LD_LIBRARY_PATH=os.path.join(TOP, "libqnvram")))
     libs = []
@@ -300,12 +348,55 @@ def ldd_libs(binary):
     return libs
 
 
-def add_binaries(cpio, bins, dest_dir, inputs):
+def elf_deps(path):
+    """(interpreter or None, [NEEDED sonames], [RUNPATH/RPATH directories])
+    of an ELF file, by readelf: a foreign binary cannot be run through ldd."""
+    out = subprocess.run(["readelf", "-ldW", path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True).stdout
+    interp = re.search(r"Requesting program interpreter: (\S+)\]", out)
+    runpath = []
+    for r in re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[(\S+)\]", out):
+        runpath += [d for d in r.split(":") if d.startswith("/")]
+    return (interp.group(1) if interp else None,
+            re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", out), runpath)
+
+
+def cross_libs(binary, arch):
+    """ldd_libs() for a foreign (arm64) binary: its interpreter and NEEDED
+    libraries, recursively, found in the sysroot's multiarch directories or
+    the cross-built libqnvram."""
+    dirs = ["/lib/" + arch.multiarch, "/usr/lib/" + arch.multiarch]
+    own = [os.path.join(ARM64_USER, "libqnvram")]
+    libs, todo, seen = [], [binary], set()
+    while todo:
+        interp, needed, runpath = elf_deps(todo.pop())
+        if interp and interp not in seen:
+            seen.add(interp)
+            libs.append((interp, os.path.realpath(arch.host_path(interp))))
+        for so in needed:
+            if so in seen:
+                continue
+            seen.add(so)
+            found = [(os.path.join(d, so), os.path.join(d, so)) for d in own
+                     if os.path.exists(os.path.join(d, so))] + \
+                [(os.path.join(d, so), arch.host_path(os.path.join(d, so)))
+                 for d in runpath + dirs if os.path.exists(arch.host_path(os.path.join(d, so)))]
+            if not found:
+                raise SystemExit("vm: %s needs %s, which is not in %s"
+                                 % (binary, so, arch.root))
+            gpath, host = found[0]
+            libs.append((gpath, os.path.realpath(host)))
+            todo.append(os.path.realpath(host))
+    return libs
+
+
+def add_binaries(cpio, bins, dest_dir, inputs, arch=None):
     for b in bins:
         cpio.add_host_file(os.path.join(dest_dir, os.path.basename(b)), b, 0o755)
         inputs.append(b)
-        for gpath, host in ldd_libs(b):
-            if gpath.startswith(os.path.join(TOP, "libqnvram")):
+        for gpath, host in ldd_libs(b, arch):
+            if gpath.startswith(os.path.join(TOP, "libqnvram")) or \
+                    gpath.startswith(os.path.join(ARM64_USER, "libqnvram")):
                 gpath = "/usr/local/lib/" + os.path.basename(gpath)
             cpio.add_host_file(gpath, host, 0o755)
             inputs.append(host)
@@ -393,32 +484,48 @@ def write_if_changed(out, inputs, extra, build):
     return True
 
 
+def user_dir(arch):
+    """Where the project's userspace for the guest was built: the tree itself
+    and build/user/guest on amd64, build/arm64/user/* (make arm64) on arm64."""
+    if arch.arm64:
+        return {d: os.path.join(ARM64_USER, d) for d in
+                ("tools", "sqlite-ppcache", "libqnvram", "guest")}
+    return {"tools": os.path.join(TOP, "tools"),
+            "sqlite-ppcache": os.path.join(TOP, "sqlite-ppcache"),
+            "libqnvram": os.path.join(TOP, "libqnvram"),
+            "guest": os.path.join(BUILD, "user", "guest")}
+
+
 def project_files(kver):
     """Project artifacts that go into /mobio and /usr/local."""
     import glob
+    u = user_dir(Arch(kver))
     kos = sorted(glob.glob(os.path.join(BUILD, kver, "modules", "*", "*.ko")))
-    bins = [p for p in [os.path.join(TOP, "tools", "mobioctl"),
-                        os.path.join(TOP, "sqlite-ppcache", "ppcache")] if os.path.exists(p)]
-    bins += sorted(p for p in glob.glob(os.path.join(BUILD, "user", "guest", "*"))
+    bins = [p for p in [os.path.join(u["tools"], "mobioctl"),
+                        os.path.join(u["sqlite-ppcache"], "ppcache")] if os.path.exists(p)]
+    bins += sorted(p for p in glob.glob(os.path.join(u["guest"], "*"))
                    if os.path.isfile(p) and os.access(p, os.X_OK))
-    libs = sorted(glob.glob(os.path.join(TOP, "libqnvram", "libqnvram.so*")))
+    libs = sorted(glob.glob(os.path.join(u["libqnvram"], "libqnvram.so*")))
     scripts = sorted(glob.glob(os.path.join(GUEST, "*.sh")))
     return kos, bins, libs, scripts
 
 
-def busybox_path():
+def busybox_path(arch):
     for p in ("/bin/busybox", "/usr/bin/busybox"):
-        if os.path.exists(p):
-            return p
-    raise SystemExit("vm: busybox-static is not installed (scripts/deps.sh)")
+        if os.path.exists(arch.host_path(p)):
+            return arch.host_path(p)
+    raise SystemExit("vm: busybox-static is not in %s (%s)" % (
+        arch.root, "make arm64" if arch.arm64 else "scripts/deps.sh"))
 
 
 def build_initramfs(kver):
     """build/<kver>/initramfs.cpio: busybox, /init, base modules, the project."""
     out = os.path.join(BUILD, kver, "initramfs.cpio")
-    base = kmod_order(kver, BASE_KMODS)
+    arch = Arch(kver)
+    arch.check(kver)
+    base = kmod_order(kver, arch.base_kmods)
     kos, bins, libs, scripts = project_files(kver)
-    bb = busybox_path()
+    bb = busybox_path(arch)
     inputs = BENCH_FILES + [bb] + [p for _, p in base] + kos + bins + libs + scripts
 
     def build():
@@ -427,7 +534,7 @@ def build_initramfs(kver):
                   "mobio/tests", "kmod", "usr/local/lib", "usr/local/bin"):
             c.add_dir(d)
         c.add_host_file("bin/busybox", bb, 0o755)
-        for applet in sh([bb, "--list-full"]).split():
+        for applet in busybox_applets(bb):
             if applet != "bin/busybox":
                 c.add_symlink(applet, "/bin/busybox")
         c.add_host_file("init", os.path.join(VMDIR, "init.sh"), 0o755)
@@ -441,7 +548,7 @@ def build_initramfs(kver):
         for lib in libs:
             c.add_host_file("usr/local/lib/" + os.path.basename(lib), lib, 0o755)
         extra_inputs = []
-        add_binaries(c, bins, "usr/local/bin", extra_inputs)
+        add_binaries(c, bins, "usr/local/bin", extra_inputs, arch)
         for s in scripts:
             c.add_host_file("mobio/tests/" + os.path.basename(s), s, 0o755)
         return c.bytes()
@@ -453,6 +560,38 @@ def build_initramfs(kver):
         log("%s: built %s (%d KiB)" % (kver, os.path.relpath(out, TOP),
                                        os.path.getsize(out) >> 10))
     return out
+
+
+def busybox_applets(bb):
+    """busybox's applets as guest paths (bin/sh, ...): its own --list-full
+    where it runs here, else the list of the host's busybox (a foreign one
+    cannot run; Debian builds both from one configuration)."""
+    try:
+        return sh([bb, "--list-full"]).split()
+    except (OSError, subprocess.CalledProcessError):
+        return sh([busybox_path(Arch("host")), "--list-full"]).split()
+
+
+def guest_bin(b, arch):
+    """The host file of a vm-bin entry for this guest: an absolute path is
+    the guest system's (the sysroot's on arm64), a relative one with a "/"
+    the project's own build (tools/fb-backup), a bare name looked up in PATH."""
+    if os.path.isabs(b):
+        p = arch.host_path(b)
+        if arch.arm64 and not os.path.exists(p):
+            # merged /usr on the host, not in the extracted sysroot
+            alt = "/usr" + b if not b.startswith("/usr/") else b[4:]
+            p = arch.host_path(alt) if os.path.exists(arch.host_path(alt)) else p
+        return p
+    if os.sep in b:
+        top, rest = b.split(os.sep, 1)
+        return os.path.join(user_dir(arch).get(top, os.path.join(TOP, top)), rest)
+    if arch.arm64:
+        for d in ("/usr/bin", "/bin", "/usr/sbin", "/sbin"):
+            if os.path.exists(arch.host_path(os.path.join(d, b))):
+                return arch.host_path(os.path.join(d, b))
+        return None
+    return shutil.which(b)
 
 
 def build_extras(kver, spec):
@@ -469,6 +608,7 @@ def build_extras(kver, spec):
         else:
             log("%s: vm-tree %s (%s) is not on the host: %s not shipped"
                 % (spec.name, src, s, d))
+    arch = Arch(kver)
     key = hashlib.sha256((" ".join(spec.kmods) + "|" + " ".join(spec.bins) + "|" +
                           " ".join("%s=%s" % t for t in trees) + "|" +
                           (spec.path if spec.adhoc else "")).encode()).hexdigest()[:12]
@@ -477,8 +617,7 @@ def build_extras(kver, spec):
     bins = []
     for b in spec.bins:
         # a relative path with a "/" (tools/fb-backup) is the project's own
-        p = b if os.path.isabs(b) else \
-            os.path.join(TOP, b) if os.sep in b else shutil.which(b)
+        p = guest_bin(b, arch)
         if not p or not os.path.exists(p):
             raise SystemExit("vm: %s: vm-bin %s not found on the host" % (spec.name, b))
         bins.append(p)
@@ -495,7 +634,7 @@ def build_extras(kver, spec):
         for name in spec.kmods:
             deps = [n for n, _ in kmod_order(kver, [name])]
             c.add_file("kmod/%s.deps" % name, ("\n".join(deps) + "\n").encode())
-        add_binaries(c, bins, "usr/local/bin", [])
+        add_binaries(c, bins, "usr/local/bin", [], arch)
         for s, d in trees:
             add_tree(c, s, d)
         return c.bytes()
@@ -543,11 +682,55 @@ def extract_vmlinux(kver):
 
 
 def kernel_image(kver, mode):
+    arch = Arch(kver)
+    if arch.arm64:
+        arch.check(kver)
+        return arch.host_path("/boot/vmlinuz-" + kver)
     if mode == "pvh":
         v = extract_vmlinux(kver)
         if v:
             return v
     return "/boot/vmlinuz-" + kver
+
+
+# --- arm64 machine ----------------------------------------------------------------
+
+# TCG always (an amd64 host); pauth-impdef: QEMU's cheap pointer-auth
+# algorithm instead of QARMA, which costs TCG much time in every function
+ARM64_MACHINE = ["-machine", "virt", "-accel", "tcg", "-cpu", "max,pauth-impdef=on"]
+
+
+def arm64_dtb(spec):
+    """The virt board's device tree for this RAM size with the test's
+    "# vm-memmap: SIZE$OFFSET" ranges as no-map reserved-memory nodes at
+    RAM base + OFFSET, as a phone's bootloader reserves RAM (arm64 has no
+    memmap=). QEMU dumps its own tree (dumpdtb); dtc adds the nodes."""
+    nodes = []
+    for m in spec.memmap:
+        mm = re.match(r"^(\d+[KMG]?)\$(0x[0-9a-fA-F]+|\d+)$", m)
+        if not mm:
+            raise SystemExit("vm: %s: vm-memmap wants SIZE$ADDR, saw %r" % (spec.name, m))
+        size, addr = parse_size(mm.group(1)), int(mm.group(2), 0) + ARM64_RAM_BASE
+        nodes.append("\t\tmobio@%x {\n\t\t\treg = <%#x %#x %#x %#x>;\n\t\t\tno-map;\n\t\t};\n"
+                     % (addr, addr >> 32, addr & 0xffffffff, size >> 32, size & 0xffffffff))
+    key = hashlib.sha256(("%d|%s" % (spec.mem, "".join(nodes))).encode()).hexdigest()[:12]
+    out = os.path.join(BUILD, "arm64", "virt-%s.dtb" % key)
+    if os.path.exists(out):
+        return out
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    base = out + ".base"
+    subprocess.run(["qemu-system-aarch64"] + ARM64_MACHINE[:1] +
+                   ["virt,dumpdtb=" + base] + ARM64_MACHINE[2:] +
+                   ["-smp", "2", "-m", str(spec.mem), "-display", "none", "-nodefaults"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dts = sh(["dtc", "-q", "-I", "dtb", "-O", "dts", base])
+    dts += ("/ {\n\treserved-memory {\n\t\t#address-cells = <2>;\n\t\t#size-cells = <2>;\n"
+            "\t\tranges;\n%s\t};\n};\n" % "".join(nodes))
+    subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out + ".tmp", "-"],
+                   input=dts, text=True, check=True)
+    os.replace(out + ".tmp", out)
+    os.unlink(base)
+    return out
 
 
 # --- accelerator -------------------------------------------------------------------
@@ -701,11 +884,17 @@ class Vm:
         # cryptomgr.notests: the crypto API's boot self-tests are the kernel's
         # own, not the project's, and take ~1 s of TCG at every boot
         # sysrq_always_enabled: a hung test's task dump (TestRun.dump_tasks)
-        append = ["console=ttyS0", "loglevel=5", "printk.time=1", "panic=-1",
+        arch = Arch(kver)
+        append = ["console=" + arch.console, "loglevel=5", "printk.time=1", "panic=-1",
                   "cryptomgr.notests", "sysrq_always_enabled",
                   "mobio.test=" + test,
                   "mobio.disks=" + ",".join(d for d, _ in spec.disks)]
-        append += ["memmap=" + m for m in spec.memmap] + spec.append
+        if arch.arm64:
+            # arm64 has no memmap=: the reservations are in the device tree
+            append += ["mobio.res=" + arch.res_dev, "mobio.ram_base=%#x" % arch.ram_base]
+        else:
+            append += ["memmap=" + m for m in spec.memmap]
+        append += spec.append
         append += os.environ.get("MOBIO_VM_APPEND", "").split()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.res_path)
@@ -719,12 +908,14 @@ class Vm:
             # last, so the declared disks keep vdb, vdc...; found by its label
             drives.append(("root", os.path.join(outdir, "disk-root.img")))
             append += ["root=LABEL=mobio-root", "rw"]
-        cmd = ["qemu-system-x86_64"] + accel_args() + [
+        cmd = [arch.qemu] + (ARM64_MACHINE if arch.arm64 else accel_args()) + [
             "-smp", "2", "-m", str(spec.mem), "-display", "none", "-nodefaults",
             "-no-user-config", "-kernel", image, "-initrd", initrd,
             "-append", " ".join(append),
             "-qmp", "unix:%s,server=on,wait=off" % self.qmp_path,
         ]
+        if arch.arm64 and spec.memmap:
+            cmd += ["-dtb", arm64_dtb(spec)]
         if ram_path:
             # RAM kept in a file the next QEMU maps again: a reset ends this one
             cmd += ["-object", "memory-backend-file,id=ram,size=%dM,mem-path=%s,share=on"
@@ -733,8 +924,13 @@ class Vm:
             cmd += ["-serial", "mon:stdio"]
         else:
             cmd += ["-serial", "file:" + self.console_path]
-        cmd += ["-chardev", "socket,id=res,path=" + self.res_path,
-                "-serial", "chardev:res"]
+        cmd += ["-chardev", "socket,id=res,path=" + self.res_path]
+        if arch.arm64:
+            # virt has one UART; a keyboard for QMP's sysrq and power keys
+            cmd += ["-device", "virtio-serial-pci", "-device", "virtconsole,chardev=res",
+                    "-device", "virtio-keyboard-pci"]
+        else:
+            cmd += ["-serial", "chardev:res"]
         for name, img in drives:
             cmd += ["-drive", "file=%s,if=none,id=drv-%s,format=raw,cache=writeback"
                     % (img, name),
@@ -1370,13 +1566,33 @@ def run_side_by_side(work, jobs, cases, boots, flakes):
         raise
 
 
+def arm64_version(kver):
+    """The Debian version of an arm64 kernel of the sysroot (its stamp)."""
+    try:
+        with open(os.path.join(ARM64_ROOT, ".mobio-stamp")) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 3 and w[0] == "kernel" and w[1] == kver:
+                    return w[2]
+    except OSError:
+        pass
+    return "?"
+
+
 def summary(kvers, cases, boots, flakes, wall):
     print("")
-    print("== summary (%s boot, %s) ==" % (boot_mode(), accel_args()[1]))
+    arm64 = all(Arch(k).arm64 for k in kvers)
+    print("== summary (%s) ==" % ("arm64 virt, tcg" if arm64 else
+                                  "%s boot, %s" % (boot_mode(), accel_args()[1])))
     for c in cases:
         print(c.line())
     for kver in kvers:
         series = ".".join(kver.split(".")[:2])
+        if Arch(kver).arm64:
+            print("kernel %s: image and headers %s (%s), source %s" % (
+                kver, arm64_version(kver), os.path.relpath(ARM64_ROOT, TOP),
+                pkg_version("linux-source-" + series)))
+            continue
         print("kernel %s: image %s, headers %s, source %s" % (
             kver, pkg_version("linux-image-" + kver), pkg_version("linux-headers-" + kver),
             pkg_version("linux-source-" + series)))
@@ -1441,11 +1657,15 @@ def main():
     ap.add_argument("cmd", choices=["test", "check", "shell", "initramfs", "bootprobe"])
     ap.add_argument("names", nargs="*", help="guest tests (tests/vm/guest/NAME.sh)")
     ap.add_argument("--kver", default=os.environ.get("KVER") or None)
+    ap.add_argument("--arch", choices=["amd64", "arm64"], default="amd64",
+                    help="without --kver: the kernels of this architecture "
+                    "(arm64: Debian's arm64 kernels from make arm64, on QEMU's virt board)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--results-json", help=argparse.SUPPRESS)  # a child runner's results
     a = ap.parse_intermixed_args()
+    arch = a.arch if a.arch != "amd64" else None
     if a.cmd in ("test", "shell", "initramfs", "bootprobe") and not a.kver:
-        k = kernels()
+        k = kernels(arch)
         a.kver = max(k, key=lambda v: [int(x) for x in re.findall(r"\d+", v)]) if k else None
     if a.cmd == "initramfs":
         print(build_initramfs(a.kver))
@@ -1458,7 +1678,7 @@ def main():
         if not a.names:
             ap.error("test needs a NAME")
         return run_tests([a.kver], a.names, a.results_json)
-    kvers = [a.kver] if a.kver else kernels()
+    kvers = [a.kver] if a.kver else kernels(arch)
     return run_tests(kvers, a.names or guest_tests())
 
 

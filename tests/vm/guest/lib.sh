@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # mobio VM bench guest library: sourced by /init and by every test script.
 #
-# Results and requests go to the host as "MOBIO ..." lines on /dev/ttyS1; the
-# host answers on the same port (read through fd 7, opened by /init).  The state
-# disk (/dev/vda) holds a small key/value store in two 64 KiB A/B slots, so a
-# reset in the middle of a write leaves the previous state readable.
+# Results and requests go to the host as "MOBIO ..." lines on the result
+# channel (/dev/ttyS1; /dev/hvc0 on arm64); the host answers on the same port
+# (read through fd 7, opened by /init).  The state disk (/dev/vda) holds a
+# small key/value store in two 64 KiB A/B slots, so a reset in the middle of
+# a write leaves the previous state readable.
 #
 # API (see docs/vm-bench.md):
 #   pass NAME / fail NAME "expected X, saw Y" / check_eq NAME EXPECTED ACTUAL
@@ -29,7 +30,6 @@
 #   mobio_param NAME DEFAULT  mobio.NAME=V from the kernel command line, else DEFAULT
 #                         (a soak or bench target passes V through MOBIO_VM_APPEND)
 
-MOBIO_RES=/dev/ttyS1
 MOBIO_STATE_DEV=${MOBIO_STATE_DEV:-/dev/vda}
 MOBIO_STATE_SLOT=65536
 
@@ -45,6 +45,12 @@ mobio_param() {
 	done
 	echo "$2"
 }
+
+# The result channel: the second UART on amd64, a virtio console on arm64
+# (run.py says which); where RAM starts (0 on amd64, 1 GiB on arm64's virt):
+# "# vm-memmap: SIZE$OFFSET" reserves RAM base + OFFSET.
+MOBIO_RES=$(mobio_param res /dev/ttyS1)
+MOBIO_RAM_BASE=$(mobio_param ram_base 0)
 
 _mobio_say() {
 	echo "MOBIO $*" >$MOBIO_RES
@@ -225,7 +231,7 @@ mobio_guest_begin() {
 		export "DISK_$d=/dev/vd$1"
 		shift
 	done
-	# ttyS1, raw; fd 7 stays open so the host's answers are never lost
+	# the result channel, raw; fd 7 stays open so the host's answers are never lost
 	stty -F $MOBIO_RES raw -echo 2>/dev/null
 	exec 7<$MOBIO_RES
 	stty -F $MOBIO_RES raw -echo

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the qnvram guest tests; source after lib.sh.
-# The tests reserve 32 MiB at 768 MiB with "# vm-memmap: 32M$0x30000000".
+# The tests reserve 32 MiB at 768 MiB into RAM with "# vm-memmap: 32M$0x30000000"
+# (RAM starts at MOBIO_RAM_BASE: 0 on amd64, 1 GiB on arm64).
 
-QNVRAM_PHYS=0x30000000
+QNVRAM_PHYS=$(printf '0x%x' $((MOBIO_RAM_BASE + 0x30000000)))
 QNVRAM_SIZE=0x2000000
 
 # qnvram_load [param=value...]: insmod with the reserved pool and, when the
