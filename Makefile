@@ -18,15 +18,41 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
+# KARCH=arm64: modules for the arm64 kernels of the cross-build sysroot
+# (scripts/arm64-root.sh, `make arm64`), all of them unless KVER=<arm64 kver>
+# is given, with ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- and the
+# sysroot's headers; without KARCH, the host's (amd64) kernels.
+ARM64_ROOT := $(abspath $(or $(MOBIO_ARM64_ROOT),.cache/arm64-root))
+ARM64_CROSS := aarch64-linux-gnu-
+ARM64_KERNELS = $(shell MOBIO_ARM64_ROOT=$(ARM64_ROOT) scripts/kernels.sh arm64 2>/dev/null)
+ARM64_BUILD_KVERS = $(if $(and $(filter command line environment,$(origin KVER)),$(filter-out all,$(KVER))),$(KVER),$(ARM64_KERNELS))
+ifeq ($(KARCH),arm64)
+BUILD_KVERS := $(ARM64_BUILD_KVERS)
+KDIR = $(ARM64_ROOT)/usr/src/linux-headers-$(K)
+KCROSS := ARCH=arm64 CROSS_COMPILE=$(ARM64_CROSS)
+NO_KERNEL_MSG := no arm64 kernel in $(ARM64_ROOT): run 'make arm64' (as root)
+NO_HEADERS_MSG = no arm64 headers for $(K) in $(ARM64_ROOT) (it has: $(ARM64_KERNELS)): run 'make arm64' (as root)
+# the version of the sysroot's linux-headers-$$k, from its stamp
+HEADERS_VERSION = awk -v k=$$k '$$1 == "kernel" && $$2 == k { print $$3 }' $(ARM64_ROOT)/.mobio-stamp 2>/dev/null
+else ifneq ($(filter-out amd64,$(KARCH)),)
+$(error KARCH=$(KARCH): only arm64 (the cross-build), or amd64 or nothing (the host's kernels))
+else
+KDIR = /lib/modules/$(K)/build
+KCROSS :=
+NO_KERNEL_MSG := no supported kernel headers installed: run 'make deps' (as root)
+NO_HEADERS_MSG = no headers for $(K): apt-get install linux-headers-$(K)
+HEADERS_VERSION = dpkg-query -W -f='$${Version}' linux-headers-$$k 2>/dev/null
+endif
+
 .PHONY: all help deps modules lib tools unit sqlite-tests sqlite-testfixture checkpatch sparse check demo demo-qnvram install-check make-selftest \
-	install dkms-install dkms-build clean deb deb-check
+	install dkms-install dkms-build clean deb deb-check arm64 arm64-root arm64-user arm64-guest arm64-verify
 
 all: modules lib tools
 
 help:
 	@echo "make               build modules (KVER=<kver>|all), libqnvram, the ppcache VFS and tools"
 	@echo "make deps          install the Debian packages and kernels (root)"
-	@echo "make check         every test: unit, SQLite's suite on ppcache, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12"
+	@echo "make check         every test: unit, SQLite's suite on ppcache, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12, the arm64 smoke"
 	@echo "make demo          the main job in a VM: SQLite on ppcache vs WAL, then kills, reboot, power cut"
 	@echo "make demo-qnvram   qNVRAM alone in a VM: app state surviving kills, reboots, power loss"
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
@@ -40,6 +66,10 @@ help:
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
 	@echo "make bench-asap    ASAP app switches under memory pressure: modes interleaved, 2 boots, medians with 95% intervals (bench-asap-quick: short; bench-asap-sqlite: real-program workload; bench-asap-overhead: the logging cost, 9 reps per kernel)"
+	@echo "make arm64         cross-build for Debian 12's arm64 kernels (root): the sysroot .cache/arm64-root, modules, userspace in build/arm64/user/"
+	@echo "make modules KARCH=arm64 [KVER=<arm64 kver>]   the modules for the sysroot's arm64 kernels (build/<kver>/)"
+	@echo "make arm64-user    libqnvram, ppcache, tools and guest programs for arm64 (build/arm64/user/; needs the sysroot)"
+	@echo "make check-arm64 [T=...]   make arm64, then the arm64 smoke tests (or T's) on arm64 6.1 and 6.12 (qemu-system-aarch64)"
 	@echo "make install       libqnvram and mobioctl (PREFIX=$(PREFIX) DESTDIR=)"
 	@echo "make dkms-install  register and build the modules with DKMS (KVER=<kver>)"
 
@@ -58,7 +88,8 @@ deps:
 # linux-headers-$$k, cached in .cache/linux-source-<version>/block (deps.sh
 # fills it; this extracts it on demand, e.g. in a DKMS tree). Sets $$blk_h
 # and $$blk_pkg; modules/smartio-iosched/Kbuild names the package if missing.
-BLOCK_HEADERS = hv=$$(dpkg-query -W -f='$${Version}' linux-headers-$$k 2>/dev/null); \
+# For KARCH=arm64 the version is the sysroot's (linux-source is arch all).
+BLOCK_HEADERS = hv=$$($(HEADERS_VERSION)); \
 	series=$$(echo $$k | cut -d. -f1,2); blk_pkg="linux-source-$$series=$$hv"; \
 	blk_h=$(TOP)/.cache/linux-source-$$hv/block; \
 	if [ ! -e $$blk_h/elevator.h ] && [ -n "$$hv" ] && [ -e /usr/src/linux-source-$$series.tar.xz ] && \
@@ -69,21 +100,23 @@ BLOCK_HEADERS = hv=$$(dpkg-query -W -f='$${Version}' linux-headers-$$k 2>/dev/nu
 	fi
 
 # One target per kernel, so that make -j builds the kernels side by side.
+# The test is on the $(MAKE) line, which a dry run (make -n) runs too: a
+# make with no kernel and no target would build `all`, i.e. modules again.
 modules:
-	@test -n "$(BUILD_KVERS)" || { echo "no supported kernel headers installed: run 'make deps' (as root)" >&2; exit 1; }
-	@$(MAKE) --no-print-directory $(addprefix module-build-,$(BUILD_KVERS))
+	@test -n "$(BUILD_KVERS)" || { echo "$(NO_KERNEL_MSG)" >&2; exit 1; }; \
+	$(MAKE) --no-print-directory $(addprefix module-build-,$(BUILD_KVERS))
 
 module-build-%:
 	@$(MAKE) --no-print-directory module-build K=$*
 
 module-build:
-	@test -d /lib/modules/$(K)/build || { echo "no headers for $(K): apt-get install linux-headers-$(K)" >&2; exit 1; }
+	@test -d $(KDIR) || { echo "$(NO_HEADERS_MSG)" >&2; exit 1; }
 	@mkdir -p build/$(K)
 	@cp -ru modules include build/$(K)/
 	@k=$(K); $(BLOCK_HEADERS); \
 	for m in $(MODULES); do \
 		echo "  MODULE  $$m for $(K)"; \
-		$(MAKE) --no-print-directory -C /lib/modules/$(K)/build \
+		$(MAKE) --no-print-directory -C $(KDIR) $(KCROSS) \
 			M=$(TOP)/build/$(K)/modules/$$m $(KBUILD_FLAGS) $(EXTRA) \
 			MOBIO_BLOCK_H=$$blk_h MOBIO_BLOCK_PKG=$$blk_pkg modules \
 			2>&1 | tee build/$(K)/$$m.log | grep -E 'warning|error|WARNING' ; \
@@ -210,18 +243,105 @@ deb:
 deb-check: deb
 	scripts/deb-check.sh build/deb $(DEB_CHANGELOG_VERSION)
 
+# --- arm64 (cross-build) ----------------------------------------------------
+# Everything the VM guest needs for Debian 12's arm64 kernels, built on this
+# amd64 machine (issue 16; README.md, "arm64 (cross-build)"):
+#   arm64-root    scripts/arm64-root.sh (root): the sysroot .cache/arm64-root,
+#                 the arm64 twins of the installed amd64 kernels (image and
+#                 headers) and the libraries; rebuilt only when its inputs change
+#   modules KARCH=arm64   build/<kver>-arm64/modules/<m>/<m>.ko, as for amd64
+#   arm64-user    libqnvram, sqlite-ppcache, tools and tests/vm/guest/*.c,
+#                 cross-built against the sysroot in a copy of their sources
+#                 (build/arm64/src/: the tree's own amd64 builds, which the amd64
+#                 guest ships, are never touched), installed into
+#                 build/arm64/user/{libqnvram,sqlite-ppcache,tools,guest}/
+#   arm64-verify  every file of those is AArch64, each .ko has its kernel's
+#                 vermagic, libqnvram has the arm64 persist barrier (dc cvac)
+# arm64-root depends on deps (the amd64 kernels: their kbuild runs the arm64
+# build, their linux-source gives smartio's block headers); each step after it
+# is a fresh make, which sees the sysroot's kernels (see deps:).
+ARM64_SRC := build/arm64/src
+ARM64_USER := build/arm64/user
+ARM64_CC = $(ARM64_CROSS)gcc --sysroot=$(ARM64_ROOT)
+# pkg-config (tools/Makefile) answers for the sysroot's libraries
+ARM64_ENV = PKG_CONFIG_SYSROOT_DIR=$(ARM64_ROOT) \
+	PKG_CONFIG_LIBDIR=$(ARM64_ROOT)/usr/lib/aarch64-linux-gnu/pkgconfig:$(ARM64_ROOT)/usr/share/pkgconfig
+ARM64_VARS = CC="$(ARM64_CC)" AR=$(ARM64_CROSS)ar
+# sources only: the tree's objects, libraries and programs stay out of the copy
+ARM64_SRC_FILES = $(shell find include libqnvram sqlite-ppcache tools -type f \
+	! -name '*.o' ! -name '*.so' ! -name '*.so.*' ! -name '*.a' ! -perm -u=x 2>/dev/null) \
+	$(wildcard tests/vm/guest/*.c)
+ARM64_GUEST_BINS = $(patsubst tests/vm/guest/%.c,$(ARM64_SRC)/guest/%,$(wildcard tests/vm/guest/*.c))
+ARM64_LIBS := libqnvram/libqnvram.so.1.0.0 libqnvram/libqnvram.so.1 libqnvram/libqnvram.so \
+	sqlite-ppcache/libppcache.so
+ARM64_BINS := sqlite-ppcache/ppcache tools/mobioctl tools/fb-scrub tools/fb-backup
+
+arm64: arm64-root
+	$(MAKE) --no-print-directory modules KARCH=arm64
+	$(MAKE) --no-print-directory arm64-user
+	$(MAKE) --no-print-directory arm64-verify
+
+arm64-root: deps
+	scripts/arm64-root.sh
+
+# The copy is refreshed with the sources' times (an unchanged file is not
+# rebuilt), and started afresh when the sysroot was rebuilt. It runs in a dry
+# run too (+): the sub-makes after it read the copy.
+arm64-user:
+	@test -e $(ARM64_ROOT)/.mobio-stamp || { echo "no arm64 sysroot in $(ARM64_ROOT): run 'make arm64' (as root)" >&2; exit 1; }
+	@command -v $(ARM64_CROSS)gcc >/dev/null || { echo "$(ARM64_CROSS)gcc missing: apt-get install gcc-aarch64-linux-gnu" >&2; exit 1; }
+	+@cmp -s $(ARM64_ROOT)/.mobio-stamp $(ARM64_SRC)/.sysroot-stamp || rm -rf $(ARM64_SRC); \
+	mkdir -p $(ARM64_SRC) && cp -p --parents $(ARM64_SRC_FILES) $(ARM64_SRC)/ && \
+	{ cp $(ARM64_ROOT)/.mobio-stamp $(ARM64_SRC)/.sysroot-stamp 2>/dev/null || true; }
+	$(ARM64_ENV) $(MAKE) --no-print-directory -C $(ARM64_SRC)/libqnvram $(ARM64_VARS)
+	$(ARM64_ENV) $(MAKE) --no-print-directory -C $(ARM64_SRC)/sqlite-ppcache $(ARM64_VARS)
+	$(ARM64_ENV) $(MAKE) --no-print-directory -C $(ARM64_SRC)/tools $(ARM64_VARS)
+	$(MAKE) --no-print-directory arm64-guest
+	@rm -rf $(ARM64_USER) && mkdir -p $(addprefix $(ARM64_USER)/,libqnvram sqlite-ppcache tools guest)
+	@for f in $(ARM64_LIBS) $(ARM64_BINS); do cp -pP $(ARM64_SRC)/$$f $(ARM64_USER)/$$f || exit 1; done
+	@cp -p $(ARM64_GUEST_BINS) $(ARM64_USER)/guest/
+	@echo "arm64 userspace: $$(cd $(ARM64_USER) && find . -type f -o -type l | sed 's|^\./||' | sort | tr '\n' ' ')in $(ARM64_USER)/"
+
+# tests/vm/guest/*.c as vm.mk builds them for amd64, against the copy (the
+# .mk files below add their programs: ppcache*.c with SQLite, sqlbench,
+# switchbench)
+arm64-guest: $(ARM64_GUEST_BINS)
+
+$(ARM64_SRC)/guest/%: $(ARM64_SRC)/tests/vm/guest/%.c $(wildcard $(ARM64_SRC)/libqnvram/*.h \
+		$(ARM64_SRC)/include/uapi/*/*.h $(ARM64_SRC)/include/uapi/*.h $(ARM64_SRC)/tools/*.c $(ARM64_SRC)/tools/*.h)
+	@mkdir -p $(@D)
+	$(ARM64_CC) $(VM_GUEST_CFLAGS) -I$(ARM64_SRC)/libqnvram -I$(ARM64_SRC)/include/uapi -o $@ $< \
+		-L$(ARM64_SRC)/libqnvram $(VM_GUEST_LDLIBS)
+
+arm64-verify:
+	@bad=0; n=0; \
+	for f in $$(find $(ARM64_USER) -type f) $(foreach k,$(ARM64_BUILD_KVERS),$(foreach m,$(MODULES),build/$(k)/modules/$(m)/$(m).ko)); do \
+		if readelf -h $$f 2>/dev/null | grep -q 'Machine:.*AArch64'; then n=$$((n + 1)); \
+		else echo "arm64-verify: $$f: missing or not AArch64" >&2; bad=1; fi; \
+	done; \
+	for k in $(ARM64_BUILD_KVERS); do for m in $(MODULES); do \
+		v=$$(modinfo -F vermagic build/$$k/modules/$$m/$$m.ko 2>/dev/null); \
+		case "$$v" in "$$k "*) ;; *) echo "arm64-verify: $$m.ko for $$k: vermagic '$$v'" >&2; bad=1 ;; esac; \
+	done; done; \
+	$(ARM64_CROSS)objdump -d $(ARM64_USER)/libqnvram/libqnvram.so.1.0.0 | grep -qE 'dc[[:space:]]+cvac' || \
+		{ echo "arm64-verify: libqnvram has no dc cvac (qnvm_persist's arm64 barrier)" >&2; bad=1; }; \
+	test $$bad = 0 && echo "arm64-verify: $$n files AArch64 ($(ARM64_USER)/ and the modules of $(ARM64_BUILD_KVERS)), vermagic ok, dc cvac in libqnvram"
+
 # --- tests ------------------------------------------------------------------
 -include tests/vm/vm.mk
 
 # Independent host steps run two at a time (2 cores; -O keeps each step's
 # output together); the VM suite runs alone.
-check: deps
+# arm64-root here, not only below check-arm64: the sysroot's kernels must be
+# there when the fresh make of check-arm64 computes its lists (see deps:)
+check: deps arm64-root
 	$(MAKE) make-selftest
 	$(MAKE) -j2 -Otarget KVER=all modules lib tools
 	$(MAKE) -j2 -Otarget unit sqlite-testfixture
 	$(MAKE) sqlite-tests
 	$(MAKE) -j2 -Otarget install-check checkpatch sparse dkms-check deb-check
 	$(MAKE) vm-check
+	$(MAKE) check-arm64
 
 # The Makefile itself, without building or booting anything: every target that
 # depends on deps, dry-run as on a machine that has never run the project.

@@ -58,6 +58,26 @@ build/user/guest/sqlbench: bench/sqlite/sqlbench.c $(PPCACHE_LIB) | sqlite-check
 sqlite-guest: $(SQLITE_GUEST_BINS)
 vm-guest: $(SQLITE_GUEST_BINS)
 
+# The same for arm64 (make arm64-user, in its copy of the sources): with the
+# VFS always, as arm64-user builds sqlite-ppcache first.
+ARM64_SRC_FILES += bench/sqlite/sqlbench.c
+ARM64_GUEST_BINS += $(ARM64_SRC)/guest/sqlbench
+arm64-guest: $(ARM64_SRC)/guest/sqlbench
+ARM64_PPCACHE_GUEST_BINS = $(filter $(ARM64_SRC)/guest/ppcache%,$(ARM64_GUEST_BINS))
+ARM64_SQLITE_GUEST_CPPFLAGS = -I$(ARM64_SRC)/libqnvram -I$(ARM64_SRC)/include/uapi \
+	-DHAVE_PPCACHE -I$(ARM64_SRC)/$(PPCACHE_DIR)
+ARM64_SQLITE_GUEST_LIBS = $(ARM64_SRC)/$(PPCACHE_DIR)/libppcache.a -lsqlite3 \
+	-L$(ARM64_SRC)/libqnvram -lqnvram -lmnl -lpthread -ldl -lm
+
+$(ARM64_PPCACHE_GUEST_BINS): $(ARM64_SRC)/guest/%: $(ARM64_SRC)/tests/vm/guest/%.c \
+		$(wildcard $(ARM64_SRC)/$(PPCACHE_DIR)/libppcache.a $(ARM64_SRC)/libqnvram/*.h)
+	@mkdir -p $(@D)
+	$(ARM64_CC) $(SQLITE_GUEST_CFLAGS) $(ARM64_SQLITE_GUEST_CPPFLAGS) -o $@ $< $(ARM64_SQLITE_GUEST_LIBS)
+
+$(ARM64_SRC)/guest/sqlbench: $(ARM64_SRC)/bench/sqlite/sqlbench.c $(wildcard $(ARM64_SRC)/$(PPCACHE_DIR)/libppcache.a)
+	@mkdir -p $(@D)
+	$(ARM64_CC) $(SQLITE_GUEST_CFLAGS) $(ARM64_SQLITE_GUEST_CPPFLAGS) -o $@ $< $(ARM64_SQLITE_GUEST_LIBS)
+
 # The VFS first (when its tree is there), then a fresh make so that the
 # wildcard above sees libppcache.a.
 sqlite-ppcache-lib:

@@ -44,6 +44,14 @@ $(SWITCHBENCH_BIN): bench/switch/switchbench.c
 
 vm-guest: $(SWITCHBENCH_BIN)
 
+# for arm64 (make arm64-user)
+ARM64_SRC_FILES += bench/switch/switchbench.c
+ARM64_GUEST_BINS += $(ARM64_SRC)/guest/switchbench
+arm64-guest: $(ARM64_SRC)/guest/switchbench
+$(ARM64_SRC)/guest/switchbench: $(ARM64_SRC)/bench/switch/switchbench.c
+	@mkdir -p $(@D)
+	$(ARM64_CC) $(VM_GUEST_CFLAGS) -o $@ $< -lpthread
+
 BOOTS ?= 2
 
 bench-asap:

@@ -19,10 +19,13 @@
  *    arch/x86/mm/pgtable.c's ptep_clear_flush_young() does on purpose: a
  *    stale TLB entry only delays the bit being set again until the entry
  *    is evicted, which is harmless for an estimate.
- *  - arm64: ptep_clear_flush_young() itself (clear, then a TLB
- *    invalidation without waiting), contiguous ptes included: with the
- *    hardware access flag a TLB entry that still has AF set would hide
- *    every later access.
+ *  - arm64: ptep_test_and_clear_young(), contiguous ptes included, also
+ *    without a TLB flush: since 6.6 the flush of ptep_clear_flush_young()
+ *    tells secondary TLBs through
+ *    __mmu_notifier_arch_invalidate_secondary_tlbs(), which is not
+ *    exported. A TLB entry that still has AF set hides later accesses
+ *    until it is evicted, as on x86; the only caller clears pages it has
+ *    just faulted in, which the app can have cached only in between.
  * Secondary MMUs (mmu_notifier_clear_young()) are not told: its helper is
  * not exported, and an app's own accesses are what the estimator needs.
  * Elsewhere accessed bits are not used and a prepaged anonymous page
@@ -42,7 +45,7 @@ static inline void asap_pte_clear_young(struct vm_area_struct *vma,
 					unsigned long addr, pte_t *ptep)
 {
 	if (pte_present(ptep_get(ptep)))
-		ptep_clear_flush_young(vma, addr, ptep);
+		ptep_test_and_clear_young(vma, addr, ptep);
 }
 #else
 #define ASAP_HAVE_YOUNG	0

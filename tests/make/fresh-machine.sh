@@ -12,7 +12,9 @@
 # scripts/kernels.sh, with every sub-directory's Makefile a no-op stub;
 # kernels.sh looks at an empty BOOT_DIR/MODULES_DIR; `deps` is replaced
 # (-f tests/.../stub.mk, a recipe that runs under -n) by a fake that "installs"
-# a 6.1 and a 6.12 kernel there and the checkpatch cache. Then `make -n <target>`
+# a 6.1 and a 6.12 kernel there and the checkpatch cache; `arm64-root`
+# (scripts/arm64-root.sh, for make arm64) likewise by a fake that puts their
+# arm64 twins into .cache/arm64-root. Then `make -n <target>`
 # for every target that depends on deps (found in make's database, directly or
 # through another such target): the printed commands of the whole tree of
 # sub-makes must name the fake kernels wherever a kernel is passed (--kver,
@@ -30,6 +32,9 @@ k61=6.1.0-9999-amd64
 k612=6.12.9999+bpo-amd64
 newest=$k612
 all_k="$k61 $k612"
+k61a=6.1.0-9999-arm64
+k612a=6.12.9999+bpo-arm64
+all_a="$k61a $k612a"
 cache_ver=9999.fake
 
 tmp=$(mktemp -d /tmp/mobio-fresh-machine.XXXXXX)
@@ -83,8 +88,19 @@ make_tree() {
 		echo "FAKE-DEPS: installed $all_k"
 	EOF
 	chmod +x "$d/.fake/deps.sh"
+	cat >"$d/.fake/arm64-root.sh" <<-EOF
+		#!/bin/sh
+		# the fake scripts/arm64-root.sh: the arm64 sysroot's kernels appear now
+		set -e
+		for k in $all_a; do
+			mkdir -p ".cache/arm64-root/usr/src/linux-headers-\$k" .cache/arm64-root/boot
+			: >".cache/arm64-root/boot/vmlinuz-\$k"
+		done
+		echo "FAKE-ARM64-ROOT: $all_a"
+	EOF
+	chmod +x "$d/.fake/arm64-root.sh"
 	# `+`: runs under make -n, as the real deps would run before the rest
-	printf 'deps:\n\t+@.fake/deps.sh\n' >"$d/.fake/stub.mk"
+	printf 'deps:\n\t+@.fake/deps.sh\narm64-root:\n\t+@.fake/arm64-root.sh\n' >"$d/.fake/stub.mk"
 }
 
 # make in tree $1 as on a fresh machine: nothing of the caller's make or
@@ -140,7 +156,7 @@ while :; do
 	done <<<"$rules"
 	[ $added = 0 ] && break
 done
-for t in demo check; do
+for t in demo check arm64; do
 	case " $targets" in
 	*" $t "*) ok "make's database: '$t' depends on deps" ;;
 	*) fail "make's database: '$t' does not depend on deps (targets found: ${targets:-none})" ;;
@@ -221,7 +237,17 @@ for t in $targets; do
 			"checkpatch is found in the deps cache|test -n \"\.cache/linux-source-$(q $cache_ver)/scripts/checkpatch\.pl\"" \
 			"dkms-check installs for $all_k|build/dkms/install/$(q $k61) build/dkms/install/$(q $k612)" \
 			"vm-check builds for $all_k|vm-build KVERS=\"$ka\"" \
-			"vm-check passes the kernel list|test -n \"$ka\" \|\| \{ echo \"no supported kernel installed"
+			"vm-check passes the kernel list|test -n \"$ka\" \|\| \{ echo \"no supported kernel installed" \
+			"the arm64 modules are built for $all_a|module-build-$(q $k61a) module-build-$(q $k612a)" \
+			"the arm64 smoke boots the arm64 kernels|run\.py check --arch arm64 .*qnvram-warm-reboot"
+		;;
+	arm64)
+		expect "$t" "$log" \
+			"the sysroot is made before the builds|^FAKE-ARM64-ROOT: $(q "$all_a")\$" \
+			"the modules are built for $all_a|test -n \"$(q "$all_a")\" \|\| \{ echo \"no arm64 kernel.*module-build-$(q $k61a) module-build-$(q $k612a)" \
+			"module-build cross-compiles against the sysroot|-C [^ ]*/\.cache/arm64-root/usr/src/linux-headers-$(q $k61a) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- " \
+			"the userspace is cross-built in its copy|make .*-C build/arm64/src/libqnvram CC=\"aarch64-linux-gnu-gcc --sysroot=" \
+			"arm64-verify checks $all_a|for k in $(q "$all_a"); do for m in"
 		;;
 	esac
 done
