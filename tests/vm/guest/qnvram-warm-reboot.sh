@@ -10,6 +10,11 @@
 case $MOBIO_BOOT in
 1)
 	check_ok load qnvram_load
+	# libqnvram's persist barrier for this CPU (qnvm_persist_mechanism()):
+	# dc cvac + dsb on arm64, a cache-line write-back on x86-64
+	want="ok dc cvac"
+	[ "$(uname -m)" = x86_64 ] && want=$(qnvtest persist | grep -xE 'ok (clwb|clflushopt|clflush)')
+	check_eq persist_barrier_writes_back_lines "$want" "$(qnvtest persist)"
 	check_ok alloc_small as_uid 1000 qnvtest alloc 1000 1 4096 101
 	check_ok alloc_medium as_uid 1000 qnvtest alloc 1000 2 1048576 102
 	check_ok alloc_large qnvtest alloc 0 3 16777216 103

@@ -18,8 +18,10 @@ nullb_make nullb0 size=64 memory_backed=1 discard=1 cache_size=16 \
 check_eq all_schedulers_offered 5 \
 	"$(tr -d '[]' </sys/block/nullb0/queue/scheduler | tr ' ' '\n' | grep -cxE 'none|mq-deadline|kyber|bfq|smartio')"
 
+# fio runs longer than the 120 switches take: on arm64's TCG a switch (queue
+# freeze and drain) plus the 0.2 s sleep took 0.44 s, and 40 s gave only 96
 fio --filename=/dev/nullb0 --max_latency=5s --verify=crc32c --verify_fatal=1 \
-	--time_based --runtime=40 \
+	--time_based --runtime=60 \
 	--name=rw --direct=1 --ioengine=libaio --iodepth=8 --rw=randrw \
 	--bsrange=4k-32k --offset=0 --size=16M --verify_backlog=32 --fsync=16 \
 	--name=trim --direct=1 --ioengine=psync --rw=randtrim --bs=32k \
