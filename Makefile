@@ -47,10 +47,16 @@ endif
 .PHONY: all help deps modules lib tools unit sqlite-tests sqlite-testfixture checkpatch sparse check demo demo-qnvram install-check make-selftest \
 	install dkms-install dkms-build clean deb deb-check arm64 arm64-root arm64-user arm64-guest arm64-verify
 
+# make KARCH=arm64: the modules and the userspace cross-built (make arm64
+# without the sysroot step, which needs root)
+ifeq ($(KARCH),arm64)
+all: modules arm64-user
+else
 all: modules lib tools
+endif
 
 help:
-	@echo "make               build modules (KVER=<kver>|all), libqnvram, the ppcache VFS and tools"
+	@echo "make               build modules (KVER=<kver>|all), libqnvram, the ppcache VFS and tools (KARCH=arm64: cross-built, see make arm64)"
 	@echo "make deps          install the Debian packages and kernels (root)"
 	@echo "make check         every test: unit, SQLite's suite on ppcache, checkpatch, sparse, dkms, VM suite on 6.1 and 6.12, the arm64 smoke"
 	@echo "make demo          the main job in a VM: SQLite on ppcache vs WAL, then kills, reboot, power cut"
@@ -192,15 +198,24 @@ install-check:
 
 # --- DKMS -------------------------------------------------------------------
 # Called by DKMS in its copy of the tree (dkms.conf MAKE): build in place.
+# A cross build for an arm64 kernel of the sysroot: KARCH=arm64 (and
+# MOBIO_ARM64_ROOT) in DKMS's environment, as dkms-install passes them.
+dkms-build: K = $(KVER)
 dkms-build:
 	@k=$(KVER); $(BLOCK_HEADERS); \
 	for m in $(MODULES); do \
-		$(MAKE) -C /lib/modules/$(KVER)/build M=$(TOP)/modules/$$m \
+		$(MAKE) -C $(KDIR) $(KCROSS) M=$(TOP)/modules/$$m \
 			MOBIO_BLOCK_H=$$blk_h MOBIO_BLOCK_PKG=$$blk_pkg modules || exit 1; \
 	done
 
 # DKMS_SRC and DKMS_FLAGS let `make dkms-check` run this very recipe in a
 # scratch tree (--dkmstree, --sourcetree, --installtree) instead of the system.
+# KARCH=arm64: DKMS cross-builds for the sysroot's arm64 kernels (-a aarch64,
+# --kernelsourcedir the sysroot's headers; installed without depmod, which
+# has no arm64 kernel here to run for: to be shipped, not loaded here). The
+# host's strip says it cannot read the arm64 .ko: DKMS goes on unstripped.
+DKMS_CROSS = $(if $(filter arm64,$(KARCH)),KARCH=arm64 MOBIO_ARM64_ROOT=$(ARM64_ROOT))
+DKMS_ARCH = $(if $(filter arm64,$(KARCH)),-a aarch64 --no-depmod --kernelsourcedir $(ARM64_ROOT)/usr/src/linux-headers-$$k)
 DKMS_SRC ?= /usr/src
 DKMS_FLAGS ?=
 dkms-install:
@@ -212,8 +227,8 @@ dkms-install:
 	-dkms remove $(DKMS_FLAGS) mobio/$(VERSION) --all >/dev/null 2>&1
 	dkms add $(DKMS_FLAGS) mobio/$(VERSION)
 	@for k in $(BUILD_KVERS); do \
-		dkms build $(DKMS_FLAGS) mobio/$(VERSION) -k $$k || exit 1; \
-		dkms install $(DKMS_FLAGS) mobio/$(VERSION) -k $$k || exit 1; \
+		$(DKMS_CROSS) dkms build $(DKMS_FLAGS) mobio/$(VERSION) -k $$k $(DKMS_ARCH) || exit 1; \
+		$(DKMS_CROSS) dkms install $(DKMS_FLAGS) mobio/$(VERSION) -k $$k $(DKMS_ARCH) || exit 1; \
 	done
 
 # --- Debian packages --------------------------------------------------------
@@ -348,15 +363,18 @@ check: deps arm64-root
 make-selftest:
 	tests/make/fresh-machine.sh
 
-# DKMS build (not load) for every supported kernel, in a scratch copy.
+# DKMS build (not load) for every supported kernel, in a scratch copy;
+# KARCH=arm64: DKMS's cross-build for the sysroot's arm64 kernels.
+DKMS_CHECK = build/dkms$(if $(filter arm64,$(KARCH)),-arm64)
+DKMS_CHECK_KVERS = $(if $(filter arm64,$(KARCH)),$(ARM64_KERNELS),$(KERNELS))
 dkms-check:
-	@rm -rf build/dkms && mkdir -p build/dkms/src build/dkms/tree $(patsubst %,build/dkms/install/%,$(KERNELS))
-	@$(MAKE) --no-print-directory dkms-install KVER=all DKMS_SRC=$(TOP)/build/dkms/src \
-		DKMS_FLAGS="--dkmstree $(TOP)/build/dkms/tree --sourcetree $(TOP)/build/dkms/src --installtree $(TOP)/build/dkms/install" \
-		>build/dkms.log 2>&1 || { cat build/dkms.log; echo "make dkms-install failed" >&2; exit 1; }
-	@for k in $(KERNELS); do for m in $(MODULES); do \
-		f=$$(find build/dkms/install/$$k -name "$$m.ko*" | head -n 1); \
-		test -n "$$f" || { cat build/dkms.log; echo "dkms installed no $$m for $$k (is it in dkms.conf?)" >&2; exit 1; }; \
+	@rm -rf $(DKMS_CHECK) && mkdir -p $(DKMS_CHECK)/src $(DKMS_CHECK)/tree $(patsubst %,$(DKMS_CHECK)/install/%,$(DKMS_CHECK_KVERS))
+	@$(MAKE) --no-print-directory dkms-install KVER=all DKMS_SRC=$(TOP)/$(DKMS_CHECK)/src \
+		DKMS_FLAGS="--dkmstree $(TOP)/$(DKMS_CHECK)/tree --sourcetree $(TOP)/$(DKMS_CHECK)/src --installtree $(TOP)/$(DKMS_CHECK)/install" \
+		>$(DKMS_CHECK).log 2>&1 || { cat $(DKMS_CHECK).log; echo "make dkms-install failed" >&2; exit 1; }
+	@for k in $(DKMS_CHECK_KVERS); do for m in $(MODULES); do \
+		f=$$(find $(DKMS_CHECK)/install/$$k -name "$$m.ko*" | head -n 1); \
+		test -n "$$f" || { cat $(DKMS_CHECK).log; echo "dkms installed no $$m for $$k (is it in dkms.conf?)" >&2; exit 1; }; \
 		echo "dkms build + install ok: $$k: $$f"; \
 	done; done
 

@@ -1614,6 +1614,7 @@ def cmd_shell(kver):
     initrd = build_initramfs(kver)
     spec = TestSpec.__new__(TestSpec)
     spec.name, spec.mem, spec.memmap, spec.disks, spec.append = "shell", DEFAULT_MEM_MB, [], [], []
+    spec.root = None
     for a in os.environ.get("MOBIO_VM_SHELL_MEMMAP", "").split():
         spec.memmap.append(a)
     outdir = os.path.join(BUILD, "vm", kver, "shell")

@@ -12,7 +12,8 @@
 #                                         loaded (make check runs a subset)
 #   make soak-ppcache [KVER=<kver>]       the ppcache kill and warm-reset tests
 #                                         with 6x the kills and 5x the resets
-#   make check-arm64                      the arm64 smoke (ARM64_SMOKE) on Debian's
+#   make check-arm64                      DKMS's cross-build (dkms-check KARCH=arm64),
+#                                         then the arm64 smoke (ARM64_SMOKE) on Debian's
 #                                         arm64 6.1 and 6.12 under qemu-system-aarch64
 #                                         (make check runs it; make arm64 first)
 #
@@ -106,6 +107,7 @@ soak-ppcache:
 ARM64_SMOKE := qnvram-warm-reboot qnvram-power-key ppcache-crash-kill smartio-switch \
 	smartio-verify freeblock-basic asap-basic asap-mech
 check-arm64: arm64
+	$(if $(T),,$(MAKE) --no-print-directory dkms-check KARCH=arm64)
 	$(VM_RUN) check --arch arm64 $(VM_ARGS) $(or $(T),$(ARM64_SMOKE))
 
 vm-shell:
