@@ -156,7 +156,7 @@ while :; do
 	done <<<"$rules"
 	[ $added = 0 ] && break
 done
-for t in demo check arm64; do
+for t in demo check arm64 check-arm64; do
 	case " $targets" in
 	*" $t "*) ok "make's database: '$t' depends on deps" ;;
 	*) fail "make's database: '$t' does not depend on deps (targets found: ${targets:-none})" ;;
@@ -237,8 +237,13 @@ for t in $targets; do
 			"checkpatch is found in the deps cache|test -n \"\.cache/linux-source-$(q $cache_ver)/scripts/checkpatch\.pl\"" \
 			"dkms-check installs for $all_k|build/dkms/install/$(q $k61) build/dkms/install/$(q $k612)" \
 			"vm-check builds for $all_k|vm-build KVERS=\"$ka\"" \
-			"vm-check passes the kernel list|test -n \"$ka\" \|\| \{ echo \"no supported kernel installed" \
+			"vm-check passes the kernel list|test -n \"$ka\" \|\| \{ echo \"no supported kernel installed"
+		;;
+	check-arm64)
+		expect "$t" "$log" \
+			"the sysroot is made first|^FAKE-ARM64-ROOT: $(q "$all_a")\$" \
 			"the arm64 modules are built for $all_a|module-build-$(q $k61a) module-build-$(q $k612a)" \
+			"DKMS cross-builds for $all_a|build/dkms-arm64/install/$(q $k61a) build/dkms-arm64/install/$(q $k612a)" \
 			"the arm64 smoke boots the arm64 kernels|run\.py check --arch arm64 .*qnvram-warm-reboot"
 		;;
 	arm64)
