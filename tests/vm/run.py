@@ -367,9 +367,9 @@ def cross_libs(binary, arch):
     the cross-built libqnvram."""
     dirs = ["/lib/" + arch.multiarch, "/usr/lib/" + arch.multiarch]
     own = [os.path.join(ARM64_USER, "libqnvram")]
-    libs, todo, seen = [], [binary], set()
-    while todo:
-        interp, needed, runpath = elf_deps(todo.pop())
+    libs, pending, seen = [], [binary], set()
+    while pending:
+        interp, needed, runpath = elf_deps(pending.pop())
         if interp and interp not in seen:
             seen.add(interp)
             libs.append((interp, os.path.realpath(arch.host_path(interp))))
@@ -386,7 +386,7 @@ def cross_libs(binary, arch):
                                  % (binary, so, arch.root))
             gpath, host = found[0]
             libs.append((gpath, os.path.realpath(host)))
-            todo.append(os.path.realpath(host))
+            pending.append(os.path.realpath(host))
     return libs
 
 
