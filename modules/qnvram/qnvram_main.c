@@ -17,6 +17,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/vmalloc.h>
@@ -26,6 +28,9 @@
 #include <linux/capability.h>
 #include <linux/libnvdimm.h>
 #include <asm/cacheflush.h>
+#ifdef CONFIG_X86
+#include <asm/e820/api.h>
+#endif
 #include "qnvram_pool.h"
 
 static unsigned long phys;
@@ -774,6 +779,43 @@ unsigned int qnvram_collect_stats(struct qnvram_pool *pool,
 	return n;
 }
 
+#ifdef CONFIG_X86
+/*
+ * RAM in the firmware's own e820 table: memmap=<size>$<phys> turns RAM into
+ * "reserved" only in the kernel's copy, while firmware-reserved ranges, the
+ * PCI hole and the IOAPIC are not RAM in either.
+ */
+static bool qnvram_range_is_ram(u64 start, u64 len)
+{
+	u64 p;
+
+	for (p = start; p < start + len; p += PAGE_SIZE) {
+		if (!e820__mapped_raw_any(p, p + PAGE_SIZE, E820_TYPE_RAM))
+			return false;
+		if (!(PHYS_PFN(p) % 1024))
+			cond_resched();
+	}
+	return true;
+}
+#else
+/*
+ * Memory the kernel has a memory map for: a no-map reserved-memory node of
+ * the device tree is, a device window (a flash bank, the GIC, PCIe) is not.
+ */
+static bool qnvram_range_is_ram(u64 start, u64 len)
+{
+	unsigned long pfn;
+
+	for (pfn = PHYS_PFN(start); pfn < PHYS_PFN(start + len); pfn++) {
+		if (!pfn_valid(pfn))
+			return false;
+		if (!(pfn % 1024))
+			cond_resched();
+	}
+	return true;
+}
+#endif
+
 static int qnvram_pool_map(struct qnvram_pool *pool)
 {
 	if (!phys) {
@@ -808,6 +850,16 @@ static int qnvram_pool_map(struct qnvram_pool *pool)
 			      IORES_DESC_NONE) != REGION_DISJOINT) {
 		pr_err("%#lx-%#lx overlaps System RAM: reserve it at boot with memmap=%#lx$%#lx\n",
 		       phys, phys + size - 1, size, phys);
+		return -EINVAL;
+	}
+	/*
+	 * Nor may it be a device: formatting a pool writes all of it, and a
+	 * flash bank's window took minutes of MMIO writes (a soft lockup).
+	 */
+	if (!qnvram_range_is_ram(phys, size)) {
+		pr_err("%#lx-%#lx is not RAM (a device or a hole; see /proc/iomem): reserve RAM at boot with %s\n",
+		       phys, phys + size - 1, IS_ENABLED(CONFIG_X86) ?
+		       "memmap=<size>$<phys>" : "a no-map reserved-memory node");
 		return -EINVAL;
 	}
 	/*

@@ -99,14 +99,16 @@ soak-ppcache:
 
 # The arm64 smoke (issue 16): the paths a phone takes, on Debian's arm64
 # kernels on QEMU's virt board (TCG), the pool reserved in the device tree:
+# the pool's range checks (a flash bank and the space above RAM refused),
 # regions through a warm reset and through a held power key + cold boot, a
 # ppcache database through kills, smartio switched under fio and verified,
 # a freeblock scrub, asap's switch and its accessed bits. Not in make check
 # (its budget is 60 min): a clean-clone make check with it took
 # 4482 s on 2026-12-05, of which the arm64 smoke's VMs 458 s (16 tests, 728
-# cases) and its builds ~2.5 min. Other tests run on arm64 with T=... or
+# cases, before qnvram-basic joined: 130 cases, ~15 s a kernel) and its
+# builds ~2.5 min. Other tests run on arm64 with T=... or
 # `tests/vm/run.py check --arch arm64 [NAME...]`.
-ARM64_SMOKE := qnvram-warm-reboot qnvram-power-key ppcache-crash-kill smartio-switch \
+ARM64_SMOKE := qnvram-basic qnvram-warm-reboot qnvram-power-key ppcache-crash-kill smartio-switch \
 	smartio-verify freeblock-basic asap-basic asap-mech
 check-arm64: arm64
 	$(if $(T),,$(MAKE) --no-print-directory dkms-check KARCH=arm64)

@@ -13,18 +13,40 @@
 insmod /mobio/qnvram.ko 2>/dev/null
 check_eq load_without_pool_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
 check_dmesg load_without_pool_says_why "no pool: give phys= and size="
-insmod /mobio/qnvram.ko phys=0x1000000 size=0x1000000 2>/dev/null
+insmod /mobio/qnvram.ko phys=$(printf '0x%x' $((MOBIO_RAM_BASE + 0x1000000))) size=0x1000000 2>/dev/null
 check_eq load_on_system_ram_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
 check_dmesg load_on_system_ram_says_why "overlaps System RAM"
+# Not System RAM either, but a device: formatting a pool there wrote into it
+# (arm64's flash bank: a soft lockup). amd64: the IOAPIC's page in the PCI
+# hole, e820 "reserved" like a memmap=$ range; arm64: the first flash bank.
+# And a range above the end of RAM.
+case $(uname -m) in
+aarch64) device=0x1000000 ;;
+*) device=0xfec00000 ;;
+esac
+insmod /mobio/qnvram.ko phys=$device size=0x1000000 2>/dev/null
+check_eq load_on_device_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
+check_dmesg load_on_device_says_why "$(printf '%#x' $device)-.* is not RAM"
+ram_end=$(sed -n 's/^[0-9a-f]*-\([0-9a-f]*\) : System RAM$/\1/p' /proc/iomem | tail -n 1)
+beyond=$(printf '0x%x' $(((0x$ram_end >> 28) + 4 << 28)))
+insmod /mobio/qnvram.ko phys=$beyond size=0x1000000 2>/dev/null
+check_eq load_beyond_ram_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
+check_dmesg load_beyond_ram_says_why "$beyond-.* is not RAM"
 insmod /mobio/qnvram.ko phys=$QNVRAM_PHYS size=12345 2>/dev/null
 check_eq load_with_unaligned_size_refused 1 "$([ -e /dev/qnvram ] && echo 0 || echo 1)"
 
-# Proves the /dev/mem check below can fail: unclaimed, the range is readable.
-check_ok devmem_reads_unclaimed_range dd if=/dev/mem bs=4096 skip=$((0x30000)) count=1 of=/dev/null
+# Proves the /dev/mem check below can fail: unclaimed, the range is readable
+# on x86. arm64's /dev/mem reads only memory of the linear map, so a no-map
+# reservation is refused (EFAULT) whether claimed or not.
+if [ "$(uname -m)" = aarch64 ]; then
+	check_ok devmem_refuses_nomap_range sh -c "! dd if=/dev/mem bs=4096 skip=$((QNVRAM_PHYS / 4096)) count=1 of=/dev/null 2>/dev/null"
+else
+	check_ok devmem_reads_unclaimed_range dd if=/dev/mem bs=4096 skip=$((QNVRAM_PHYS / 4096)) count=1 of=/dev/null
+fi
 check_ok load_reserved_pool qnvram_load
 check_dmesg fresh_pool_is_formatted "formatted pool of 33554432 bytes"
-check_eq pool_claimed_in_iomem 1 "$(grep -c '30000000-31ffffff : qnvram' /proc/iomem)"
-check_ok devmem_cannot_read_pool sh -c '! dd if=/dev/mem bs=4096 skip=$((0x30000)) count=1 of=/dev/null 2>/dev/null'
+check_eq pool_claimed_in_iomem 1 "$(grep -c "$(printf '%x-%x : qnvram' $((QNVRAM_PHYS)) $((QNVRAM_PHYS + 0x1ffffff)))" /proc/iomem)"
+check_ok devmem_cannot_read_pool sh -c "! dd if=/dev/mem bs=4096 skip=$((QNVRAM_PHYS / 4096)) count=1 of=/dev/null 2>/dev/null"
 check_eq stats_pool_bytes 33554432 "$(qnvram_stat pool_bytes)"
 check_eq stats_not_fallback 0 "$(qnvram_stat fallback)"
 
