@@ -6,8 +6,12 @@
  * built when that window is learned from, so a switch only queues the
  * workers: asap_workers work items on an unbound workqueue take the
  * extents from the end of the first-use order backwards while the app
- * faults from its start, so a worker does not race the app for the same
- * pages and everything it brings in is ahead of the app.
+ * faults from its start, and each extent from its last page down, so a
+ * worker does not race the app for the same pages, everything it brings in
+ * is ahead of the app, and once the two meet the worker moves away from
+ * the app instead of running just ahead of it (where each page the app
+ * reaches while the worker reads it is a collision: on 6.1 the loser of
+ * the skip-swapcache path sleeps a whole jiffy).
  *
  * File extents are read ahead with vfs_fadvise(WILLNEED) in chunks of the
  * file's readahead size: asynchronous reads, no mmap lock. Anonymous pages
@@ -120,14 +124,17 @@ static bool asap_prepage_file(struct asap_job *job, struct asap_extent *ext)
 	struct asap_file *af = ext->af;
 	struct address_space *mapping = af->file->f_mapping;
 	unsigned long chunk = max_t(unsigned long, af->file->f_ra.ra_pages, 1);
-	unsigned long eof, idx, s, n, absent;
+	unsigned long end, nr_chunks, c, idx, s, n, absent;
 	struct folio *folio;
 
-	eof = DIV_ROUND_UP(i_size_read(af->inode), PAGE_SIZE);
-	for (s = ext->start; s < ext->start + ext->nr && s < eof; s += n) {
+	end = min_t(unsigned long, ext->start + ext->nr,
+		    DIV_ROUND_UP(i_size_read(af->inode), PAGE_SIZE));
+	nr_chunks = end > ext->start ? DIV_ROUND_UP(end - ext->start, chunk) : 0;
+	for (c = 0; c < nr_chunks; c++) {
 		if (READ_ONCE(job->cancel))
 			return false;
-		n = min3(chunk, ext->start + ext->nr - s, eof - s);
+		s = ext->start + (job->backward ? nr_chunks - 1 - c : c) * chunk;
+		n = min(chunk, end - s);
 		absent = 0;
 		for (idx = s; idx < s + n; idx++) {
 			folio = mobio_folio_get(mapping, idx);
@@ -198,19 +205,21 @@ static int asap_clear_young_pte(pte_t *pte, unsigned long addr, void *data)
 }
 
 /*
- * Fault in the absent pages of [addr, end), one vma and one pmd at most;
- * mmap read lock held, and dropped for a waiter after any page, or ended
- * after any page when @job is cancelled (then false is returned with
- * *@next the first page not done, and the lock held again). true: the
- * chunk is done.
+ * Fault in the absent pages of [addr, end), one vma and one pmd at most,
+ * from the last page down when @job goes backward; mmap read lock held, and
+ * dropped for a waiter after any page, or ended after any page when @job is
+ * cancelled. Then false is returned with the lock held again and *@next the
+ * boundary of the pages not done: [*@next, end) forward, [addr, *@next)
+ * backward. true: the chunk is done.
  */
 static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 			       struct vm_area_struct *vma, unsigned long addr,
 			       unsigned long end, unsigned long *next)
 {
 	struct asap_chunk absent = { .start = addr }, got = { .start = addr };
-	unsigned long n = (end - addr) >> PAGE_SHIFT, i;
+	unsigned long n = (end - addr) >> PAGE_SHIFT, i, k;
 	bool walk = !(vma->vm_flags & VM_HUGEPAGE);
+	unsigned long from = addr, to = end;	/* the pages done */
 	bool done = true;
 
 	got.vma = vma;
@@ -224,15 +233,21 @@ static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 		/* A huge page may appear under the read lock: no walk. */
 		bitmap_fill(absent.pages, n);
 	}
-	for_each_set_bit(i, absent.pages, n) {
+	for (k = 0; k < n; k++) {
+		i = job->backward ? n - 1 - k : k;
+		if (!test_bit(i, absent.pages))
+			continue;
 		if (mobio_fault_in_remote(mm, addr + i * PAGE_SIZE, 1) == 1)
 			__set_bit(i, got.pages);
 		if (asap_test_page_delay_ms)
 			msleep(asap_test_page_delay_ms);
-		if (i + 1 < n && (READ_ONCE(job->cancel) ||
+		if (k + 1 < n && (READ_ONCE(job->cancel) ||
 				  mmap_lock_is_contended(mm))) {
-			*next = addr + (i + 1) * PAGE_SIZE;
-			end = *next;
+			if (job->backward)
+				from = addr + i * PAGE_SIZE;
+			else
+				to = addr + (i + 1) * PAGE_SIZE;
+			*next = job->backward ? from : to;
 			done = false;
 			break;
 		}
@@ -244,7 +259,7 @@ static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 	 * goes by until the app touches them.
 	 */
 	if (ASAP_HAVE_YOUNG && walk && !bitmap_empty(got.pages, n))
-		apply_to_existing_page_range(mm, addr, end - addr,
+		apply_to_existing_page_range(mm, from, to - from,
 					     asap_clear_young_pte, &got);
 	/* Also after the chunk's last page: the lock goes on to the next. */
 	if (!done || mmap_lock_is_contended(mm))
@@ -252,38 +267,76 @@ static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 	return done;
 }
 
+/*
+ * The next chunk of [lo, hi) in @job's direction: at most ASAP_ANON_CHUNK
+ * pages of one vma and one pmd, at the low end forward or the high end
+ * backward. false: no vma is left in [lo, hi). Backward, a page no vma
+ * maps is stepped over alone (extents are runs of pages the app used, so
+ * such holes are rare and short).
+ */
+static bool asap_anon_next_chunk(struct asap_job *job, struct mm_struct *mm,
+				 unsigned long *lo, unsigned long *hi,
+				 struct vm_area_struct **vmap,
+				 unsigned long *s, unsigned long *e)
+{
+	struct vm_area_struct *vma;
+
+	while (*lo < *hi) {
+		/* The lock may have been dropped: look the vma up each time. */
+		vma = find_vma(mm, job->backward ? *hi - 1 : *lo);
+		if (!vma || vma->vm_start >= *hi) {
+			if (!job->backward)
+				return false;
+			*hi -= PAGE_SIZE;
+			continue;
+		}
+		if (job->backward) {
+			*e = min(*hi, vma->vm_end);
+			*s = max3(*lo, vma->vm_start, ALIGN_DOWN(*e - 1, PMD_SIZE));
+			*s = max(*s, *e - ASAP_ANON_CHUNK * PAGE_SIZE);
+		} else {
+			*s = max(*lo, vma->vm_start);
+			*e = min3(*hi, vma->vm_end, ALIGN(*s + 1, PMD_SIZE));
+			*e = min(*e, *s + ASAP_ANON_CHUNK * PAGE_SIZE);
+		}
+		*vmap = vma;
+		return true;
+	}
+	return false;
+}
+
 /* Fault one anonymous extent in; the mm has a user reference. */
 static bool asap_prepage_anon(struct asap_job *job, struct mm_struct *mm,
 			      struct asap_extent *ext)
 {
-	unsigned long addr = ext->start << PAGE_SHIFT;
-	unsigned long end = (ext->start + ext->nr) << PAGE_SHIFT;
+	unsigned long lo = ext->start << PAGE_SHIFT;
+	unsigned long hi = (ext->start + ext->nr) << PAGE_SHIFT;
 	struct vm_area_struct *vma;
-	unsigned long e, next;
+	unsigned long s, e, next;
 	bool ok = true;
 
 	mmap_read_lock(mm);
-	while (addr < end) {
+	while (asap_anon_next_chunk(job, mm, &lo, &hi, &vma, &s, &e)) {
 		if (READ_ONCE(job->cancel)) {
 			ok = false;
 			break;
 		}
-		/* The lock may have been dropped: look the vma up each time. */
-		vma = find_vma(mm, addr);
-		if (!vma || vma->vm_start >= end)
-			break;
-		addr = max(addr, vma->vm_start);
-		e = min3(end, vma->vm_end, ALIGN(addr + 1, PMD_SIZE));
-		e = min(e, addr + ASAP_ANON_CHUNK * PAGE_SIZE);
-		if (asap_prepage_chunk(job, mm, vma, addr, e, &next)) {
-			addr = e;
-			if (asap_prepage_throttle_ms) {
-				mmap_read_unlock(mm);
-				msleep(asap_prepage_throttle_ms);
-				mmap_read_lock(mm);
-			}
-		} else {
-			addr = next;
+		if (!asap_prepage_chunk(job, mm, vma, s, e, &next)) {
+			/* stopped for a waiter or a cancel: the rest again */
+			if (job->backward)
+				hi = next;
+			else
+				lo = next;
+			continue;
+		}
+		if (job->backward)
+			hi = s;
+		else
+			lo = e;
+		if (asap_prepage_throttle_ms) {
+			mmap_read_unlock(mm);
+			msleep(asap_prepage_throttle_ms);
+			mmap_read_lock(mm);
 		}
 	}
 	mmap_read_unlock(mm);
