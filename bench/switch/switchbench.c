@@ -110,6 +110,9 @@ struct cmd {
 /* app -> parent: a fixed-size answer to every command */
 struct reply {
 	long long touch_ns;			/* OP_TOUCH: the app's own time */
+	long long start_ns;			/* OP_TOUCH: its start (now_ns()) */
+	long pre_majflt;			/* OP_TOUCH: major faults after the
+						 * last answer, before the touch */
 	long long cpu_us;			/* OP_TOUCH: its CPU time */
 	long pages[NR_KINDS];			/* footprint pages touched */
 	long bad;				/* pages with a wrong pattern */
@@ -187,6 +190,15 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* The calling thread's major faults so far. */
+static long thread_majflt(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_THREAD, &u);
+	return u.ru_majflt;
 }
 
 static long long now_ns(void)
@@ -443,6 +455,7 @@ static void app_main(int idx, const char *label, int cmd_fd, int ack_fd,
 	char name[16];
 	struct reply r;
 	struct cmd c;
+	long answered_majflt;
 	long pg;
 	int fd, k;
 
@@ -480,6 +493,7 @@ static void app_main(int idx, const char *label, int cmd_fd, int ack_fd,
 	if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
 		exit(1);
 
+	answered_majflt = thread_majflt();
 	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c)) {
 		struct rusage u0, u1;
 		long long t0;
@@ -494,6 +508,8 @@ static void app_main(int idx, const char *label, int cmd_fd, int ack_fd,
 		case OP_TOUCH:
 			getrusage(RUSAGE_THREAD, &u0);
 			t0 = now_ns();
+			r.start_ns = t0;
+			r.pre_majflt = u0.ru_majflt - answered_majflt;
 			app_touch(&s, c.round, &r);
 			r.touch_ns = now_ns() - t0;
 			getrusage(RUSAGE_THREAD, &u1);
@@ -528,6 +544,7 @@ static void app_main(int idx, const char *label, int cmd_fd, int ack_fd,
 		default:
 			break;
 		}
+		answered_majflt = thread_majflt();
 		if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
 			exit(1);
 	}
@@ -774,6 +791,7 @@ static void app_sql_main(int idx, const char *label, int cmd_fd, int ack_fd,
 	struct stat st;
 	struct reply r;
 	struct cmd c;
+	long answered_majflt;
 	bool fresh;
 	int t;
 
@@ -812,6 +830,7 @@ static void app_sql_main(int idx, const char *label, int cmd_fd, int ack_fd,
 	r.pid = getpid();
 	if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
 		exit(1);
+	answered_majflt = thread_majflt();
 	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c)) {
 		struct rusage u0, u1;
 		long long t0;
@@ -826,6 +845,8 @@ static void app_sql_main(int idx, const char *label, int cmd_fd, int ack_fd,
 		case OP_TOUCH:
 			getrusage(RUSAGE_THREAD, &u0);
 			t0 = now_ns();
+			r.start_ns = t0;
+			r.pre_majflt = u0.ru_majflt - answered_majflt;
 			sql_turn(&s, c.round, &r);
 			r.touch_ns = now_ns() - t0;
 			getrusage(RUSAGE_THREAD, &u1);
@@ -855,6 +876,7 @@ static void app_sql_main(int idx, const char *label, int cmd_fd, int ack_fd,
 		default:
 			break;
 		}
+		answered_majflt = thread_majflt();
 		if (write(ack_fd, &r, sizeof(r)) != sizeof(r))
 			exit(1);
 	}
@@ -1606,7 +1628,7 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 	printf("CSV,switch,%s,%d,%d,%d,%lld,%lld,%ld,%ld,%ld,%ld,%ld,%lld,"
 	       "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
 	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,"
-	       "%ld,%ld,%lld,%lld,%lld,%lld,%ld,%lld\n",
+	       "%ld,%ld,%lld,%lld,%lld,%lld,%ld,%lld,%ld,%lld\n",
 	       mode_name[a->mode], a->idx, round, pos,
 	       (s1.ns - s0.ns) / 1000, t.touch_ns / 1000,
 	       t.pages[K_ANON], t.pages[K_FILE],
@@ -1619,7 +1641,8 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 	       st.hits[K_ANON], st.hits[K_FILE], st.wasted[K_ANON], st.wasted[K_FILE],
 	       ev.resident[K_ANON], ev.resident[K_FILE],
 	       asked[K_ANON], asked[K_FILE], pf_ns / 1000, pf_cpu / 1000,
-	       obs_ns / 1000, obs_cpu / 1000, se.settled, (s2.ns - s0.ns) / 1000);
+	       obs_ns / 1000, obs_cpu / 1000, se.settled, (s2.ns - s0.ns) / 1000,
+	       t.pre_majflt, (t.start_ns - s0.ns) / 1000);
 	fflush(stdout);
 }
 
@@ -1643,7 +1666,7 @@ static void print_header(void)
 	       "res0_anon,res0_file,needed_anon,needed_file,hits_anon,hits_file,"
 	       "wasted_anon,wasted_file,left_anon,left_file,"
 	       "pf_asked_anon,pf_asked_file,pf_wall_us,pf_cpu_us,obs_wall_us,obs_cpu_us,"
-	       "settled_anon,dwell_us\n");
+	       "settled_anon,dwell_us,pre_majflt,start_us\n");
 }
 
 /* --- command line ------------------------------------------------------------------ */
