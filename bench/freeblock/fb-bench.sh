@@ -36,7 +36,10 @@
 #             disk inherits the module parameters (defaults)
 #   fbt       the same at one tuned point (fbbench.fb_tuned, e.g. depth=1):
 #             `mobioctl fb set TOP k=v` (the disk's own tunables), reset to
-#             "default" after the cell; the module parameters if that fails
+#             "default" after the cell; the module parameters if that fails.
+#             fbbench.fb_tuned may hold several points separated by "+"
+#             (collide_pct=10+collide_pct=30): fbt is the first, fbt2,
+#             fbt3, ... the others, each a mode of its own
 #   ionice    ionice -c3 dd iflag=direct bs=64k of the whole top device
 #   ionicet   the same with the elevator's tunables fbbench.bfq_tuned
 #             (e.g. slice_idle=0) written after the elevator is set
@@ -95,7 +98,9 @@ SCRUB_MB=$(opt scrub_mb 128)
 CAP_PCT=$(opt cap_pct 10)
 FG_WRITE_PCT=$(opt fg_write_pct 0)
 NR_REQUESTS=$(opt nr_requests 64)
-FB_TUNED=$(opt fb_tuned depth=1 | tr ',' ' ')
+FB_TUNED_POINTS=$(opt fb_tuned depth=1)
+# every setting of every tuned point, one a word
+FB_TUNED=$(echo "$FB_TUNED_POINTS" | tr ',+' '  ')
 BFQ_TUNED=$(opt bfq_tuned slice_idle=0 | tr ',' ' ')
 BG_BS=$((MAX_KB * 1024))
 LEAF=nullb0
@@ -193,20 +198,30 @@ fg_opts() {
 	return 0
 }
 
-# fb_tune TOP on|off: freeblock's tuned point for the disk TOP
+# fb_point METHOD: the settings of tuned point fbt (the first) or fbtN, one
+# a word
+fb_point() {
+	local n=${1#fbt}
+	echo "$FB_TUNED_POINTS" | cut -d+ -f"${n:-1}" | tr ',' ' '
+}
+
+# fb_tune TOP on|off METHOD: freeblock's tuned point of METHOD (fbt, fbt2,
+# ...) for the disk TOP
 fb_tune() {
-	local kv
+	local kv point reset
+	point=$(fb_point "$3")
 	if [ "$FB_TUNED_VIA" = mobioctl ]; then
 		if [ "$2" = on ]; then
 			# shellcheck disable=SC2086 # one setting a word
-			mobioctl fb set "$1" $FB_TUNED >/dev/null
+			mobioctl fb set "$1" $point >/dev/null
 		else
+			reset=$(for kv in $point; do printf '%s=default ' "${kv%%=*}"; done)
 			# shellcheck disable=SC2086
-			mobioctl fb set "$1" $FB_TUNED_RESET >/dev/null
+			mobioctl fb set "$1" $reset >/dev/null
 		fi
 		return
 	fi
-	for kv in $FB_TUNED; do
+	for kv in $point; do
 		if [ "$2" = on ]; then
 			echo "${kv#*=}" >"$FBP/${kv%%=*}"
 		else
@@ -234,8 +249,8 @@ cell() {
 	fi
 	[ "$level" -gt 0 ] && jobs=$(fg_opts "$rate")
 	case $method in
-	fb | fbt)
-		[ $method = fbt ] && fb_tune "$top" on
+	fb | fbt*)
+		[ $method != fb ] && fb_tune "$top" on $method
 		fb0b=$(fbstat "$top" bytes_done)
 		fb0r=$(fbstat "$top" fg_requests)
 		fb0d=$(fbstat "$top" fg_delayed)
@@ -279,11 +294,11 @@ cell() {
 			note "background $model $method:$sched ended early: $(head -c 200 /tmp/fb-scrub.err)"
 		wait $bg
 	fi
-	if [ "$method" = fb ] || [ "$method" = fbt ]; then
+	if [ "${method%%[0-9]*}" = fb ] || [ "${method%%[0-9]*}" = fbt ]; then
 		fbb=$(($(fbstat "$top" bytes_done) - fb0b))
 		fbr=$(($(fbstat "$top" fg_requests) - fb0r))
 		fbd=$(($(fbstat "$top" fg_delayed) - fb0d))
-		[ $method = fbt ] && fb_tune "$top" off
+		[ $method != fb ] && fb_tune "$top" off $method
 	fi
 	set -- $s0 $s1
 	note "CSV,cell,$round,$pos,$model,$level,$method,$sched,$rate,$((${7} - $1)),$((${8} - $2)),$((${9} - $3)),$((${10} - $4)),$((${11} - $5)),$((${12} - $6)),$(echo "$fg" | cut -d, -f1-4),$fbb,$fbr,$fbd,$(echo "$fg" | cut -d, -f5-7)"
@@ -359,32 +374,36 @@ pass models_ready
 # what the module has (the tunables change: list them, name none)
 FBPARAMS=$(for f in "$FBP"/*; do printf '%s=%s,' "${f##*/}" "$(cat "$f" 2>/dev/null)"; done | sed 's/,$//')
 for f in "$FBP"/*; do eval "FBDEF_${f##*/}=\$(cat \"\$f\")"; done
-note "CSV,params,kernel=$(uname -r),boot=$BOOT,order_seed=$ORDER_SEED,rounds=$ROUNDS,models=$(echo $MODELS | tr ' ' '/'),modes=$(echo $MODES | tr ' ' '/'),guest_idle=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^idle=//p' | tail -n 1 | grep . || echo default),service_us=$SERVICE_US,scrub_mb=$SCRUB_MB,size_mb=$SIZE_MB,runtime_s=$RUNTIME,warm_s=$WARM,levels=$(echo $LEVELS | tr ' ' '/'),bg_block=${MAX_KB}KiB,cap_pct=$CAP_PCT,fg_write_pct=$FG_WRITE_PCT,nr_requests=$NR_REQUESTS,fb_tuned=$(echo $FB_TUNED | tr ' ' '/'),bfq_tuned=$(echo $BFQ_TUNED | tr ' ' '/')"
+note "CSV,params,kernel=$(uname -r),boot=$BOOT,order_seed=$ORDER_SEED,rounds=$ROUNDS,models=$(echo $MODELS | tr ' ' '/'),modes=$(echo $MODES | tr ' ' '/'),guest_idle=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^idle=//p' | tail -n 1 | grep . || echo default),service_us=$SERVICE_US,scrub_mb=$SCRUB_MB,size_mb=$SIZE_MB,runtime_s=$RUNTIME,warm_s=$WARM,levels=$(echo $LEVELS | tr ' ' '/'),bg_block=${MAX_KB}KiB,cap_pct=$CAP_PCT,fg_write_pct=$FG_WRITE_PCT,nr_requests=$NR_REQUESTS,fb_tuned=$(echo "$FB_TUNED_POINTS" | tr ',' '/'),bfq_tuned=$(echo $BFQ_TUNED | tr ' ' '/')"
 note "CSV,fbparams,$FBPARAMS"
 
 # freeblock's tuned point: the disk's own tunables if mobioctl can set them
 # (and reset them to "default"), else the module parameters (every disk's
 # defaults), saved above and restored after each cell
-FB_TUNED_RESET=$(for kv in $FB_TUNED; do printf '%s=default ' "${kv%%=*}"; done)
 case " $MODES " in
 *" fbt:"*)
 	first=${MODELS# }
 	first=${first%% *}
 	eval "t=\$TOP_$first"
-	# shellcheck disable=SC2086
-	if mobioctl fb set "$t" $FB_TUNED >/tmp/fbset.out 2>&1 &&
-		mobioctl fb set "$t" $FB_TUNED_RESET >>/tmp/fbset.out 2>&1; then
-		FB_TUNED_VIA=mobioctl
-	else
-		FB_TUNED_VIA=param
+	FB_TUNED_VIA=mobioctl
+	: >/tmp/fbset.out
+	for m in $(echo " $MODES " | grep -o ' fbt[0-9]*:' | tr -d ' :'); do
+		point=$(fb_point "$m")
+		reset=$(for kv in $point; do printf '%s=default ' "${kv%%=*}"; done)
+		# shellcheck disable=SC2086 # one setting a word
+		mobioctl fb set "$t" $point >>/tmp/fbset.out 2>&1 &&
+			mobioctl fb set "$t" $reset >>/tmp/fbset.out 2>&1 ||
+			FB_TUNED_VIA=param
+	done
+	if [ $FB_TUNED_VIA = param ]; then
 		for kv in $FB_TUNED; do
 			[ -w "$FBP/${kv%%=*}" ] && continue
 			note "CSV,skip,fbt,no per-disk setting ($(head -c 120 /tmp/fbset.out | tr '\n,' '  ')) and no module parameter ${kv%%=*}"
-			MODES=$(echo " $MODES " | sed 's/ fbt:[a-z-]*//g')
+			MODES=$(echo " $MODES " | sed 's/ fbt[0-9]*:[a-z-]*//g')
 			break
 		done
 	fi
-	note "CSV,fbtuned,$FB_TUNED_VIA,$(echo $FB_TUNED | tr ' ' '/')"
+	note "CSV,fbtuned,$FB_TUNED_VIA,$(echo "$FB_TUNED_POINTS" | tr ',' '/')"
 	;;
 esac
 

@@ -47,11 +47,13 @@ _spec.loader.exec_module(SW)
 median = SW.median
 
 MODELS = ["plain", "crypt", "linear"]
-METHOD_ORDER = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
+# fbt2, fbt3, ...: the further tuned points of a sweep (run-bench.py --fb-tuned A+B+...)
+FBT_POINTS = ["fbt"] + ["fbt%d" % i for i in range(2, 10)]
+METHOD_ORDER = ["alone", "again", "fb"] + FBT_POINTS + ["ionice", "ionicet", "ratecap"]
 TARGET_MEAN_RATIO = 1.02       # issue 14: fg mean response time within 2% of alone
 BASE = "alone:none"
 BFQ = "ionice:bfq"
-FB_MODES = ["fb:none", "fbt:none"]
+FB_MODES = ["fb:none"] + ["%s:none" % m for m in FBT_POINTS]
 CELL_FIELDS = ["round", "pos", "model", "level", "method", "sched", "rate_iops",
                "window_ms", "d_reads", "d_sectors", "d_rticks_ms", "d_ioticks_ms",
                "leaf_d_ioticks_ms", "fg_ios", "fg_runtime_ms", "fg_mean_us", "fg_p99_us",
@@ -240,13 +242,29 @@ class Runs:
 def label(mode, boots):
     m, s = split_mode(mode)
     b0 = boots[0] if boots else None
-    fbt = b0.params.get("fb_tuned", "").replace("/", " ") if b0 else ""
+    points = (b0.params.get("fb_tuned", "") if b0 else "").split("+")
+    fbt = points[FBT_POINTS.index(m)].replace("/", " ") \
+        if m in FBT_POINTS and FBT_POINTS.index(m) < len(points) else ""
     bfqt = b0.params.get("bfq_tuned", "").replace("/", " ") if b0 else ""
     el = "" if s == "none" else ", %s" % s
     return {"alone": "fg alone%s" % el, "again": "fg alone again%s (noise)" % el,
-            "fb": "freeblock%s" % el, "fbt": "freeblock %s%s" % (fbt, el),
+            "fb": "freeblock%s" % el,
             "ionice": "ionice -c3 dd, %s" % s, "ionicet": "ionice -c3 dd, %s %s" % (s, bfqt),
-            "ratecap": "rate cap%s" % el}.get(m, mode)
+            "ratecap": "rate cap%s" % el}.get(m, "freeblock %s%s" % (fbt, el)
+                                               if m in FBT_POINTS else mode)
+
+
+def verdict_pair(dbg, dmean):
+    """freeblock - BFQ on both axes, each +1 (more background; less impact),
+    -1 (less; more) or 0 (the interval holds 0)"""
+    if dbg is None or dmean is None:
+        return "-"
+    bg = 1 if dbg[1] > 0 else -1 if dbg[2] < 0 else 0
+    mean = 1 if dmean[2] < 0 else -1 if dmean[1] > 0 else 0
+    return {(1, 1): "better", (-1, -1): "worse", (1, -1): "trade-off", (-1, 1): "trade-off",
+            (1, 0): "more bg, impact not separable", (0, 1): "less impact, bg not separable",
+            (-1, 0): "less bg, impact not separable", (0, -1): "more impact, bg not separable",
+            (0, 0): "not separable"}[(bg, mean)]
 
 
 def verdict_bg(d):
@@ -478,6 +496,43 @@ def markdown(runs, a, spath):
                     v2, gap_mean(mr) if v2 not in ("met", "-") else "-", civ(pr),
                     civ(noise, 3)))
         L.append("")
+
+    # --- freeblock's points against BFQ's, both axes at once
+    bfqs = [m for m in runs.modes if split_mode(m)[0] in ("ionice", "ionicet")
+            and split_mode(m)[1] == "bfq"]
+    if len(fbm) > 1 and bfqs:
+        L.append("## Trade-off: every freeblock point against BFQ's idle class")
+        L.append("")
+        L.append("A target pair (more background and the foreground within 2%) can be out of "
+                 "reach for every policy, so each freeblock point (defaults and the tuned "
+                 "ones: a collide_pct sweep trades impact for progress) is also compared with "
+                 "each BFQ point on both axes at once, paired per boot and round: "
+                 "background MiB/s (freeblock - BFQ) and foreground mean / alone (freeblock - "
+                 "BFQ). **better**: more background and less impact, both intervals on that "
+                 "side; **worse**: the reverse; **trade-off**: one better and one worse; "
+                 "otherwise not separable.")
+        L.append("")
+        for model in runs.models:
+            L.append("### %s" % model)
+            L.append("")
+            L.append("| load | freeblock point | bg MiB/s | fg mean / alone | " +
+                     " | ".join("vs %s: bg, mean" % label(b, boots) for b in bfqs) + " |")
+            L.append("|---" * (4 + len(bfqs)) + "|")
+            for level in runs.levels:
+                if level == 0:
+                    continue
+                for mode in fbm:
+                    if not runs.has(model, level, mode):
+                        continue
+                    row = [str(level) + "%", label(mode, boots),
+                           civ(runs.iv(model, level, mode, "bg_mib_s")),
+                           civ(runs.iv(model, level, mode, "mean_ratio"), 3)]
+                    for b in bfqs:
+                        db = runs.diff_iv(model, level, mode, b)
+                        dm = runs.diff_iv(model, level, mode, b, "mean_ratio")
+                        row.append("%s, %s: %s" % (civ(db), civ(dm, 3), verdict_pair(db, dm)))
+                    L.append("| " + " | ".join(row) + " |")
+            L.append("")
 
     # --- best points
     L.append("## Best point of each curve")

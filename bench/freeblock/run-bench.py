@@ -8,7 +8,7 @@ USAGE
     bench/freeblock/run-bench.py --kver KVER [--boots 2] [--rounds 3]
         [--models plain,crypt,linear] [--levels 0,20,40,60,80,100]
         [--modes alone:none,again:none,fb:none,fbt:none,ionice:bfq,ionicet:bfq,ratecap:none]
-        [--fb-tuned depth=1] [--bfq-tuned slice_idle=0] [--seed 1]
+        [--fb-tuned depth=1[+collide_pct=30+...]] [--bfq-tuned slice_idle=0] [--seed 1]
         [--runtime 3] [--service-us 1000] [--cap-pct 10] [--fg-write-pct 0]
         [--guest-idle poll|default] [--out docs] [--csv FILE]
 
@@ -16,7 +16,10 @@ Models: plain (the null_blk), crypt (dm-crypt aes-xts-plain64 over it), linear
 (dm-linear over it). Modes are METHOD:ELEVATOR, the elevator of the leaf
 null_blk: alone (the foreground alone, the baseline of every ratio), again
 (the same again: the noise floor), fb (freeblock-scrub, defaults), fbt
-(freeblock at the --fb-tuned point), ionice (ionice -c3 dd), ionicet (the
+(freeblock at the --fb-tuned point; with several points, "+"-separated, fbt is
+the first and fbt2, fbt3, ... the others: a sweep of one tunable, e.g.
+collide_pct=10+collide_pct=30+collide_pct=100, in the same rounds as its
+peers), ionice (ionice -c3 dd), ionicet (the
 same with --bfq-tuned written to the elevator's tunables), ratecap (fio
 rate=, --cap-pct of the sequential bandwidth).
 
@@ -60,6 +63,18 @@ MODELS = ["plain", "crypt", "linear"]
 METHODS = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
 MODES = "alone:none,again:none,fb:none,fbt:none,ionice:bfq,ionicet:bfq,ratecap:none"
 KV_LIST = r"^[a-z_]+=[0-9a-z]+(,[a-z_]+=[0-9a-z]+)*$"
+MAX_FB_POINTS = 9
+
+
+def expand_fbt(modes, points):
+    """--modes with fbt:ELEVATOR standing for one mode per tuned point:
+    fbt (the first point), fbt2, fbt3, ..."""
+    out = []
+    for m in modes.split(","):
+        out.append(m)
+        if m.startswith("fbt:"):
+            out += ["fbt%d:%s" % (i, m.split(":", 1)[1]) for i in range(2, len(points) + 1)]
+    return ",".join(out)
 
 
 def main():
@@ -74,7 +89,8 @@ def main():
                     help="foreground levels, %% of the model's calibrated max IOPS")
     ap.add_argument("--modes", default=MODES, help="METHOD:ELEVATOR pairs")
     ap.add_argument("--fb-tuned", default="depth=1",
-                    help="freeblock's tuned point (fbt): NAME=VALUE,... of `mobioctl fb set`")
+                    help="freeblock's tuned point (fbt): NAME=VALUE,... of `mobioctl fb set`; "
+                    "several points +-separated (fbt, fbt2, ...)")
     ap.add_argument("--bfq-tuned", default="slice_idle=0",
                     help="the tuned elevator (ionicet): NAME=VALUE,... of queue/iosched/")
     ap.add_argument("--runtime", type=int, default=3, help="seconds per cell (>= 2)")
@@ -103,9 +119,13 @@ def main():
             ap.error("bad mode %r: METHOD:ELEVATOR, METHOD one of %s" % (m, ",".join(METHODS)))
     if not any(m.startswith("alone:") for m in a.modes.split(",")):
         ap.error("--modes needs an alone:ELEVATOR mode (the baseline of every ratio)")
-    for name, v in (("fb-tuned", a.fb_tuned), ("bfq-tuned", a.bfq_tuned)):
+    points = a.fb_tuned.split("+")
+    for name, v in [("fb-tuned", p) for p in points] + [("bfq-tuned", a.bfq_tuned)]:
         if not re.match(KV_LIST, v):
             ap.error("bad --%s %r: NAME=VALUE,..." % (name, v))
+    if len(points) > MAX_FB_POINTS:
+        ap.error("--fb-tuned: at most %d points" % MAX_FB_POINTS)
+    guest_modes = expand_fbt(a.modes, points)
     if a.runtime < 2 or a.service_us < 10 or not 4 <= a.max_kb <= 1024 or \
             not 1 <= a.cap_pct <= 100 or not 0 <= a.fg_write_pct <= 90 or \
             a.boots < 1 or a.rounds < 1:
@@ -136,7 +156,7 @@ def main():
                   "fbbench.order_seed=%d fbbench.boot=%d fbbench.fb_tuned=%s "
                   "fbbench.bfq_tuned=%s fbbench.runtime=%d fbbench.service_us=%d "
                   "fbbench.max_kb=%d fbbench.cap_pct=%d fbbench.fg_write_pct=%d" %
-                  (a.models, a.levels, a.modes, a.rounds, seed, boot, a.fb_tuned,
+                  (a.models, a.levels, guest_modes, a.rounds, seed, boot, a.fb_tuned,
                    a.bfq_tuned, a.runtime, a.service_us, a.max_kb, a.cap_pct,
                    a.fg_write_pct))
         if a.guest_idle == "poll":
