@@ -52,6 +52,16 @@ vm-guest: $(VM_GUEST_BINS)
 VM_DEB_TESTS := $(basename $(notdir $(shell grep -l '^# vm-root:' tests/vm/guest/*.sh 2>/dev/null)))
 VM_NEEDS_DEB = $(if $(T),$(filter $(VM_DEB_TESTS),$(T)),$(VM_DEB_TESTS))
 
+# The Debian guest's base system in the background (make check); its log is
+# build/vm/debian/base-bg.log. A failure there is only logged: vm-check's own
+# build of the image tries again and stops with the error.
+vm-debian-base-bg:
+	@mkdir -p build/vm/debian
+	@if [ -n "$(VM_DEB_TESTS)" ]; then \
+		echo "vm-debian-base-bg: the Debian guest's base system in the background (build/vm/debian/base-bg.log)"; \
+		nice -n 10 tests/vm/debian/build-image.sh --base-only build/vm/debian \
+			</dev/null >build/vm/debian/base-bg.log 2>&1 & fi
+
 # vm-build KVERS="..." : what the initramfs ships, for those kernels
 vm-build:
 ifneq ($(VM_BUILD),0)

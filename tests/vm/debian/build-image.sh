@@ -22,7 +22,18 @@
 #   OUTDIR/boot/initrd.img-KVER  that image's own initramfs of each kernel.
 #
 # Usage (as root): tests/vm/debian/build-image.sh OUTDIR DEBDIR [TEST.sh...]
+#                  tests/vm/debian/build-image.sh --base-only OUTDIR
+# --base-only builds stage 1 alone (it needs no .deb): make check starts it
+# beside the host steps. Every run holds OUTDIR/.lock, so a second one waits
+# for the first and then finds what it built up to date.
 set -euo pipefail
+
+base_only=
+if [ "${1:-}" = --base-only ]; then
+	base_only=1
+	shift
+	set -- "${1:?usage: $0 --base-only OUTDIR}" -
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -35,15 +46,17 @@ log() { echo "debian-image: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot)"
-for t in mmdebstrap mkfs.ext4 chroot; do
+for t in mmdebstrap mkfs.ext4 chroot flock; do
 	command -v $t >/dev/null || die "$t missing: run 'make deps' (as root)"
 done
 # the five packages a user installs (not the -dbgsym ones)
 debs=()
-for d in "$debdir"/*.deb; do
-	case "$d" in *-dbgsym_*) ;; *.deb) [ -e "$d" ] && debs+=("$d") ;; esac
-done
-[ ${#debs[@]} -gt 0 ] || die "no .deb in $debdir: run 'make deb' first"
+if [ -z "$base_only" ]; then
+	for d in "$debdir"/*.deb; do
+		case "$d" in *-dbgsym_*) ;; *.deb) [ -e "$d" ] && debs+=("$d") ;; esac
+	done
+	[ ${#debs[@]} -gt 0 ] || die "no .deb in $debdir: run 'make deb' first"
+fi
 
 pkg_version() {
 	dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null |
@@ -68,6 +81,11 @@ sources=/etc/apt/sources.list.d/debian.sources
 [ -e $sources ] || die "no apt sources on the host ($sources)"
 
 mkdir -p "$out"
+exec 9>"$out/.lock"
+if ! flock -n 9; then
+	log "waiting for another build of $out"
+	flock 9
+fi
 # fingerprints of contents, not of paths (run.py passes absolute ones)
 content_sums() {
 	sha256sum "$@" | cut -d' ' -f1
@@ -83,6 +101,10 @@ if [ "$(cat "$out/base.stamp" 2>/dev/null)" != "$base_fp" ] || [ ! -d "$out/base
 	mv "$out/base.tmp" "$out/base"
 	echo "$base_fp" >"$out/base.stamp"
 	log "base: built in $(( $(date +%s) - t0 )) s, $(du -sh "$out/base" | cut -f1)"
+fi
+if [ -n "$base_only" ]; then
+	log "base up to date"
+	exit 0
 fi
 
 # --- stage 2: the project's packages, configured, as an ext4 image --------------
