@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# freeblock.ko on stacked and misbehaving disks. On dm-crypt and dm-linear
-# (bio-based) over null_blk, the foreground is seen per bio: beside an
+# freeblock.ko on stacked and misbehaving disks. On dm-crypt, dm-linear and
+# md RAID1 (bio-based) over null_blk, the foreground is seen per bio: beside an
 # O_DIRECT reader of the dm disk with collide_pct 0 a scrub gets only the
 # gaps longer than every recent one (about 1 in 256) and the reader's
 # arrivals almost never meet a block (fg_delayed <= 1%); with the default
@@ -19,7 +19,7 @@
 # again, out-of-range values change nothing and say why, CAP_SYS_ADMIN is
 # needed, and a setting made before the disk exists is the disk's once a
 # task runs there.
-# vm-kmod: null_blk dm_crypt xts aesni_intel
+# vm-kmod: null_blk dm_crypt xts aesni_intel raid1
 # vm-bin: /usr/sbin/dmsetup
 # vm-timeout: 300
 # vm-alone: foreground delay, watchdog and rate checks in ms
@@ -188,6 +188,40 @@ linear=$(dm_disk fblinear)
 log "dm-crypt is $crypt over nullbc, dm-linear is $linear over nullbl"
 stacked crypt "$crypt" nullbc
 stacked linear "$linear" nullbl
+
+# md_build NAME LEVEL DEV...: an md array of DEVs without a superblock (what
+# mdadm --build makes), through md's sysfs files; prints its disk name
+md_build() {
+	local name=md_$1 level=$2 d i=0 kib m
+	shift 2
+	echo "$name" >/sys/module/md_mod/parameters/new_array || return 1
+	m=/sys/block/$name/md
+	echo none >$m/metadata_version && echo "$level" >$m/level &&
+		echo $# >$m/raid_disks || return 1
+	for d in "$@"; do
+		kib=$(($(cat /sys/block/$d/size) / 2))
+		cat /sys/block/$d/dev >$m/new_dev && echo $i >$m/dev-$d/slot &&
+			echo $kib >$m/dev-$d/size || return 1
+		i=$((i + 1))
+	done
+	echo $kib >$m/component_size && echo active >$m/array_state || return 1
+	echo "$name"
+}
+
+# md: a RAID1 of one mirror over null_blk (every read reaches that leaf)
+kmod_load raid1
+nullb_make nullbm size=$MB queue_mode=2 irqmode=2 completion_nsec=300000 >/dev/null
+if md=$(md_build mobio raid1 nullbm) && [ "$(cat /sys/block/$md/size)" = "$SECTORS" ]; then
+	pass md_raid1_create
+	log "md raid1 is $md over nullbm: $(grep -A1 "^$md" /proc/mdstat | tr '\n' ' ')"
+	# md disks are scanned for partitions at their first open (dm disks
+	# are not): 3 foreground reads that would reach the leaf's record
+	# during the first scrub
+	dd if=/dev/$md of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+	stacked md "$md" nullbm
+else
+	fail md_raid1_create "expected an md raid1 of nullbm with $SECTORS sectors, saw: $(cat /proc/mdstat | tr '\n' ' ')"
+fi
 
 # --- b. a requeue storm: null_blk's bandwidth throttle ------------------------
 # mbps=2: 40 KiB per 20 ms tick; past it the driver answers
