@@ -244,10 +244,9 @@ static bool asap_prepage_chunk(struct asap_job *job, struct mm_struct *mm,
 		if (k + 1 < n && (READ_ONCE(job->cancel) ||
 				  mmap_lock_is_contended(mm))) {
 			if (job->backward)
-				from = addr + i * PAGE_SIZE;
+				*next = from = addr + i * PAGE_SIZE;
 			else
-				to = addr + (i + 1) * PAGE_SIZE;
-			*next = job->backward ? from : to;
+				*next = to = addr + (i + 1) * PAGE_SIZE;
 			done = false;
 			break;
 		}
@@ -291,7 +290,7 @@ static bool asap_anon_next_chunk(struct asap_job *job, struct mm_struct *mm,
 			continue;
 		}
 		if (job->backward) {
-			*e = min(*hi, vma->vm_end);
+			*e = *hi;	/* the vma holds *hi - 1 */
 			*s = max3(*lo, vma->vm_start, ALIGN_DOWN(*e - 1, PMD_SIZE));
 			*s = max(*s, *e - ASAP_ANON_CHUNK * PAGE_SIZE);
 		} else {
