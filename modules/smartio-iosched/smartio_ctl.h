@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SmartIO's write controller, as pure functions: the read-latency signal (a
+ * log-linear histogram and its percentile), the rule that turns it into a
+ * write byte rate (proportional-integral on the logarithm of the rate), and
+ * the token bucket that spends that rate on writes. The scheduler keeps the
+ * state and calls these under its lock; the host unit tests
+ * (tests/unit/test_smartio_ctl.c) build this header unchanged against
+ * tests/unit/smartio_host_shim.h.
+ *
+ * Why a rate and not a number of writes in flight: beside reads, what slows
+ * a read is the write work the device has to do before or during it, which
+ * grows with the bytes written per second, not with the request count (one
+ * 1 MiB write costs what 256 4 KiB ones do). Why the logarithm: write rates
+ * span 64 KiB/s to GB/s across devices, and a multiplicative step is the
+ * same relative correction everywhere. Why PI: a step proportional to the
+ * error converges in a few windows from far away and does not oscillate
+ * near the target; the integral term removes the steady-state error.
+ */
+#ifndef _SMARTIO_CTL_H
+#define _SMARTIO_CTL_H
+
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/time64.h>
+#include <linux/types.h>
+#else
+#include "smartio_host_shim.h"
+#endif
+
+/* --- Read latency histogram ------------------------------------------------ */
+
+/*
+ * Buckets of 1/8 of a power of two (12.5%) from 2^10 ns (1 us) up, the last
+ * one open: 8 per octave over 24 octaves reach 2^34 ns (17 s).
+ */
+#define SMARTIO_LAT_SUB_SHIFT	3
+#define SMARTIO_LAT_SUB		BIT(SMARTIO_LAT_SUB_SHIFT)
+#define SMARTIO_LAT_MIN_SHIFT	10
+#define SMARTIO_LAT_OCTAVES	24
+#define SMARTIO_LAT_BUCKETS	(SMARTIO_LAT_SUB * SMARTIO_LAT_OCTAVES)
+
+/**
+ * struct smartio_lat_hist - read latencies of one window
+ * @n: samples
+ * @count: samples per bucket (smartio_lat_bucket())
+ */
+struct smartio_lat_hist {
+	u32 n;
+	u32 count[SMARTIO_LAT_BUCKETS];
+};
+
+/**
+ * smartio_lat_bucket() - the histogram bucket of a latency
+ * @ns: latency, ns
+ *
+ * Context: any; pure.
+ * Return: 0 for anything under 1.125 * 2^SMARTIO_LAT_MIN_SHIFT ns (1152)
+ * and the last bucket for anything past the top.
+ */
+static inline unsigned int smartio_lat_bucket(u64 ns)
+{
+	unsigned int msb, sub, b;
+
+	if (ns < (1ULL << SMARTIO_LAT_MIN_SHIFT))
+		return 0;
+	msb = fls64(ns) - 1;
+	sub = (ns >> (msb - SMARTIO_LAT_SUB_SHIFT)) & (SMARTIO_LAT_SUB - 1);
+	b = (msb - SMARTIO_LAT_MIN_SHIFT) * SMARTIO_LAT_SUB + sub;
+	return min_t(unsigned int, b, SMARTIO_LAT_BUCKETS - 1);
+}
+
+/**
+ * smartio_lat_bucket_top() - the upper end of a bucket
+ * @b: bucket, < SMARTIO_LAT_BUCKETS
+ *
+ * A percentile is reported as the top of its bucket: never below the true
+ * value (by at most 12.5% above it), so the controller errs on the side of
+ * the reads.
+ *
+ * Context: any; pure.
+ * Return: the smallest latency, ns, of the next bucket.
+ */
+static inline u64 smartio_lat_bucket_top(unsigned int b)
+{
+	unsigned int msb = SMARTIO_LAT_MIN_SHIFT + b / SMARTIO_LAT_SUB;
+	u64 sub = b % SMARTIO_LAT_SUB;
+
+	return (SMARTIO_LAT_SUB + sub + 1) << (msb - SMARTIO_LAT_SUB_SHIFT);
+}
+
+static inline void smartio_lat_add(struct smartio_lat_hist *h, u64 ns)
+{
+	h->count[smartio_lat_bucket(ns)]++;
+	h->n++;
+}
+
+/**
+ * smartio_lat_pct() - a percentile of the histogram
+ * @h: the histogram
+ * @pct: 1..100
+ *
+ * Context: any; pure.
+ * Return: the top of the bucket holding the @pct-th percentile sample, ns;
+ * 0 when @h is empty.
+ */
+static inline u64 smartio_lat_pct(const struct smartio_lat_hist *h,
+				  unsigned int pct)
+{
+	/* the rank of the percentile sample, 1-based, rounded up */
+	u64 rank = ((u64)h->n * pct + 99) / 100, seen = 0;
+	unsigned int b;
+
+	if (!h->n)
+		return 0;
+	for (b = 0; b < SMARTIO_LAT_BUCKETS; b++) {
+		seen += h->count[b];
+		if (seen >= rank)
+			return smartio_lat_bucket_top(b);
+	}
+	return smartio_lat_bucket_top(SMARTIO_LAT_BUCKETS - 1);
+}
+
+/* --- Fixed-point log2 and 2^x (Q8: 256 is 1.0) ----------------------------- */
+
+#define SMARTIO_Q8		256
+
+/*
+ * log2(1 + f) and 2^f - 1 for 0 <= f < 1 are both within 0.008 of
+ * f +/- 0.3466 f (1 - f); 89/256 is 0.3466.
+ */
+#define SMARTIO_LOG_BOW		89
+
+/**
+ * smartio_log2_q8() - log2 of a positive integer, in Q8
+ * @x: > 0 (0 is taken as 1)
+ *
+ * Context: any; pure.
+ * Return: log2(@x) * 256, within 5 of the exact value (the controller's
+ * deadband is 22).
+ */
+static inline s32 smartio_log2_q8(u64 x)
+{
+	unsigned int msb;
+	u32 f;
+
+	if (x <= 1)
+		return 0;
+	msb = fls64(x) - 1;
+	/* the 8 bits after the leading one */
+	f = msb >= 8 ? (u32)(x >> (msb - 8)) & 0xff :
+		       (u32)(x << (8 - msb)) & 0xff;
+	return (s32)(msb * SMARTIO_Q8 + f +
+		     SMARTIO_LOG_BOW * f * (SMARTIO_Q8 - f) /
+		     (SMARTIO_Q8 * SMARTIO_Q8));
+}
+
+/**
+ * smartio_scale_q8() - @x times 2^(@u / 256)
+ * @x: the value, < 2^52 (>= 2^10 for the accuracy below)
+ * @u: the exponent, Q8, -16 * 256 .. 8 * 256
+ *
+ * Context: any; pure.
+ * Return: the scaled value, within 0.6% (rounded down).
+ */
+static inline u64 smartio_scale_q8(u64 x, s32 u)
+{
+	s32 whole = u >= 0 ? u / SMARTIO_Q8 : -((-u + SMARTIO_Q8 - 1) /
+						 SMARTIO_Q8);
+	u32 f = (u32)(u - whole * SMARTIO_Q8);	/* 0..255 */
+	u64 mult = SMARTIO_Q8 + f - SMARTIO_LOG_BOW * f * (SMARTIO_Q8 - f) /
+		   (SMARTIO_Q8 * SMARTIO_Q8);
+
+	x = x * mult / SMARTIO_Q8;
+	return whole >= 0 ? x << whole : x >> -whole;
+}
+
+/* --- The controller --------------------------------------------------------- */
+
+/* Gains, on the error in log2 units: u = (de + e) / 4. */
+#define SMARTIO_CTL_KP_SHIFT	2
+#define SMARTIO_CTL_KI_SHIFT	2
+/* The most one window may cut (4x) or raise (2x) the rate, Q8. */
+#define SMARTIO_CTL_CUT_MAX	(2 * SMARTIO_Q8)
+#define SMARTIO_CTL_RISE_MAX	(1 * SMARTIO_Q8)
+/*
+ * Errors within half a histogram bucket (6%) are no error: the percentile
+ * moves by whole buckets, and acting on that step would keep the rate
+ * moving around the target.
+ */
+#define SMARTIO_CTL_DEADBAND	22
+/* A rise may take the rate to this many times what writes took, at most. */
+#define SMARTIO_CTL_WINDUP	2
+
+/**
+ * struct smartio_ctl - the controller's state
+ * @rate: write bytes per second allowed while reads are active
+ * @prev_err: the last window's error, Q8 log2 units
+ * @have_prev: @prev_err is set (not the first window with reads)
+ */
+struct smartio_ctl {
+	u64 rate;
+	s32 prev_err;
+	bool have_prev;
+};
+
+/**
+ * struct smartio_ctl_window - what one window measured
+ * @read_ns: the read-latency percentile, ns; 0: no read sample
+ * @target_ns: what it should be, ns (> 0)
+ * @write_bytes: bytes of write dispatched in the window
+ * @window_ns: the window's length, ns (> 0)
+ * @floor: the lowest rate, bytes/s (> 0): the write starvation bound
+ * @ceiling: the highest rate, bytes/s (>= @floor)
+ */
+struct smartio_ctl_window {
+	u64 read_ns;
+	u64 target_ns;
+	u64 write_bytes;
+	u64 window_ns;
+	u64 floor;
+	u64 ceiling;
+};
+
+/**
+ * smartio_ctl_update() - the rate for the next window
+ * @c: the controller
+ * @w: the window just ended
+ *
+ * With e = log2(target / measured) (positive: reads faster than the target)
+ * the rate is multiplied by 2^u, u = (e - e_prev) / 4 + e / 4: the velocity
+ * form of a PI rule on log2(rate). For a device whose read latency grows as
+ * rate^g the error decays for g up to 2.6 (the poles of
+ * z^2 - (1 - g/2) z - g/4 stay inside the unit circle); the host tests
+ * check convergence, the step response and the bounds below.
+ * Each window's step is bounded (a cut of 4x, a rise of 2x), a rise never
+ * takes the rate past SMARTIO_CTL_WINDUP times what writes took (a rate
+ * nobody uses would otherwise grow without bound and take many windows to
+ * come back: integral windup), and the rate stays in [floor, ceiling].
+ * A window without read samples changes nothing.
+ *
+ * Context: any; pure but for @c.
+ * Return: whether the rate changed.
+ */
+static inline bool smartio_ctl_update(struct smartio_ctl *c,
+				      const struct smartio_ctl_window *w)
+{
+	u64 old = c->rate, took, rate;
+	s32 e, u;
+
+	if (!w->read_ns) {
+		c->have_prev = false;
+		return false;
+	}
+	e = smartio_log2_q8(w->target_ns) - smartio_log2_q8(w->read_ns);
+	if (e > -SMARTIO_CTL_DEADBAND && e < SMARTIO_CTL_DEADBAND)
+		e = 0;
+	u = (e >> SMARTIO_CTL_KI_SHIFT) +
+	    (c->have_prev ? (e - c->prev_err) >> SMARTIO_CTL_KP_SHIFT : 0);
+	c->prev_err = e;
+	c->have_prev = true;
+	u = clamp(u, -SMARTIO_CTL_CUT_MAX, SMARTIO_CTL_RISE_MAX);
+
+	rate = clamp(old, w->floor, w->ceiling);
+	if (u) {
+		rate = smartio_scale_q8(min(rate, 1ULL << 51), u);
+		if (u > 0) {
+			took = mul_u64_u64_div_u64(w->write_bytes, NSEC_PER_SEC,
+						   w->window_ns);
+			rate = min(rate, max(old, SMARTIO_CTL_WINDUP * took));
+		}
+	}
+	c->rate = clamp(rate, w->floor, w->ceiling);
+	return c->rate != old;
+}
+
+/* --- The token bucket ------------------------------------------------------- */
+
+/**
+ * struct smartio_bucket - write bytes that may go now
+ * @tokens: bytes; negative: a debt the next writes wait out
+ * @at_ns: when @tokens was last brought up to date
+ */
+struct smartio_bucket {
+	s64 tokens;
+	u64 at_ns;
+};
+
+/**
+ * smartio_bucket_tokens() - the bucket's tokens at @now
+ * @b: the bucket
+ * @rate: bytes per second (> 0)
+ * @burst: the most it holds, bytes (< 2^62)
+ * @now: ns, >= @b->at_ns
+ *
+ * Context: any; pure.
+ * Return: @b->tokens plus what @rate added since @b->at_ns, at most @burst.
+ */
+static inline s64 smartio_bucket_tokens(const struct smartio_bucket *b,
+					u64 rate, u64 burst, u64 now)
+{
+	u64 room, dt;
+
+	if (b->tokens >= (s64)burst || now <= b->at_ns)
+		return min(b->tokens, (s64)burst);
+	room = burst - b->tokens;
+	dt = now - b->at_ns;
+	/* the time to fill the room; compared first so the product fits */
+	if (dt >= mul_u64_u64_div_u64(room, NSEC_PER_SEC, rate))
+		return burst;
+	return b->tokens + (s64)mul_u64_u64_div_u64(rate, dt, NSEC_PER_SEC);
+}
+
+/**
+ * smartio_bucket_ready_ns() - when the next write may go
+ * @b: the bucket
+ * @rate: bytes per second (> 0)
+ * @now: ns
+ *
+ * A write goes while the bucket holds any token and then takes its whole
+ * size, going into debt if it is larger: a write of any size goes, and the
+ * debt makes the next ones wait as long as its size needs at @rate. So the
+ * oldest write waits at most (the largest write + @burst) / @rate.
+ *
+ * Context: any; pure.
+ * Return: @now or earlier when a write may go; else the time, ns, at which
+ * the debt is paid.
+ */
+static inline u64 smartio_bucket_ready_ns(const struct smartio_bucket *b,
+					  u64 rate, u64 now)
+{
+	u64 need, at;
+
+	if (b->tokens > 0)
+		return now;
+	/*
+	 * The first moment smartio_bucket_tokens() is > 0, counted from
+	 * at_ns (whole bytes accrue from there). A debt is at most a few
+	 * writes: the clamp only keeps the product in range.
+	 */
+	need = min_t(u64, 1 - b->tokens, 1ULL << 33);
+	at = b->at_ns + div64_u64(need * NSEC_PER_SEC + rate - 1, rate);
+	return max(at, now);
+}
+
+/**
+ * smartio_bucket_sync() - bring the bucket up to @now at @rate
+ * @b: the bucket
+ * @rate: bytes per second (> 0), the rate until now
+ * @burst: the most it holds, bytes
+ * @now: ns
+ *
+ * Called before the rate changes, so that the time before the change
+ * counts at the old rate.
+ * Context: any; pure but for @b.
+ */
+static inline void smartio_bucket_sync(struct smartio_bucket *b, u64 rate,
+				       u64 burst, u64 now)
+{
+	b->tokens = smartio_bucket_tokens(b, rate, burst, now);
+	b->at_ns = max(now, b->at_ns);
+}
+
+/**
+ * smartio_bucket_charge() - a write of @bytes went at @now
+ * @b: the bucket
+ * @rate: bytes per second (> 0)
+ * @burst: the most it holds, bytes
+ * @now: ns
+ * @bytes: the write's size
+ *
+ * Context: any; pure but for @b.
+ */
+static inline void smartio_bucket_charge(struct smartio_bucket *b, u64 rate,
+					 u64 burst, u64 now, u32 bytes)
+{
+	smartio_bucket_sync(b, rate, burst, now);
+	b->tokens -= bytes;
+}
+
+#endif /* _SMARTIO_CTL_H */

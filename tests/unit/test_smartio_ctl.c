@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of smartio-iosched's write controller (modules/smartio-iosched/
+ * smartio_ctl.h): the read-latency histogram and its percentile, the Q8
+ * log2 and 2^x, the PI rule on log2 of the write rate, and the token bucket
+ * that spends the rate.
+ * The controller runs against a simulated device whose read latency grows
+ * with the write rate, L(rate) = base * (1 + (rate / knee)^g): from the
+ * ceiling, from the floor, through a step of the device's sensitivity,
+ * when reads are fast, when writes take little and near the target; the
+ * number of windows it took is printed for the record.
+ * Random inputs come from a fixed-seed generator; it prints its seed and
+ * SMARTIO_TEST_SEED=<n> replays one.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "smartio_ctl.h"
+
+#define US	1000ULL		/* ns */
+#define MS	(1000 * US)
+#define KIB	1024ULL		/* bytes */
+#define MIB	(1024 * KIB)
+#define MBPS	1000000ULL	/* bytes/s */
+
+/* the default seed of the generator */
+#define SMARTIO_CTL_SEED	20261203ULL
+
+static u64 seed;
+
+/* splitmix64: every bit usable; the same numbers for the same seed */
+static u64 rng_state;
+
+static void rng_seed(u64 s)
+{
+	rng_state = s;
+}
+
+static u64 rng_next(void)
+{
+	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static u64 rng_below(u64 n)
+{
+	return rng_next() % n;
+}
+
+/* in [lo, hi] */
+static u64 rng_range(u64 lo, u64 hi)
+{
+	return lo + rng_below(hi - lo + 1);
+}
+
+/* in [1, 2^@bits): every magnitude as likely as any other */
+static u64 rng_magnitude(unsigned int bits)
+{
+	u64 x = rng_next() >> (64 - 1 - rng_below(bits));
+
+	return x ? x : 1;
+}
+
+/* ---- the read latency histogram ---- */
+
+/* values around every bucket boundary and power of two, then random ones */
+static unsigned int lat_values(u64 *v, unsigned int max)
+{
+	unsigned int n = 0, b, k;
+
+	for (k = 0; k < 35; k++) {
+		v[n++] = (1ULL << k);
+		v[n++] = (1ULL << k) + 1;
+		if (k)
+			v[n++] = (1ULL << k) - 1;
+	}
+	for (b = 0; b < SMARTIO_LAT_BUCKETS; b++) {
+		v[n++] = smartio_lat_bucket_top(b) - 1;
+		v[n++] = smartio_lat_bucket_top(b);
+	}
+	while (n < max)
+		v[n++] = rng_magnitude(34);
+	return n;
+}
+
+/* A latency's bucket top is above it, by 12.5% at most from 1 us up. */
+static void lat_bucket_top_bounds_its_value(void **unused)
+{
+	static u64 v[8192];
+	unsigned int n, i;
+
+	(void)unused;
+	rng_seed(seed);
+	n = lat_values(v, 8192);
+	for (i = 0; i < n; i++) {
+		unsigned int b;
+		u64 top;
+
+		if (v[i] >= 1ULL << 34)
+			continue;	/* past the top: lat_bucket_past_top_is_last */
+		b = smartio_lat_bucket(v[i]);
+		assert_true(b < SMARTIO_LAT_BUCKETS);
+		top = smartio_lat_bucket_top(b);
+		if (top <= v[i])
+			fail_msg("seed %llu: %llu ns in bucket %u, whose top is %llu",
+				 (unsigned long long)seed,
+				 (unsigned long long)v[i], b,
+				 (unsigned long long)top);
+		/* top <= v * 1.125 + 1 */
+		if (v[i] >= 1024 && top * 8 > v[i] * 9 + 8)
+			fail_msg("seed %llu: %llu ns in bucket %u, top %llu is more than 12.5%% above",
+				 (unsigned long long)seed,
+				 (unsigned long long)v[i], b,
+				 (unsigned long long)top);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Buckets grow with the latency, each from its predecessor's top. */
+static void lat_bucket_monotone_and_contiguous(void **unused)
+{
+	static u64 v[8192];
+	unsigned int n, i, b;
+
+	(void)unused;
+	rng_seed(seed + 1);
+	n = lat_values(v, 8192);
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	for (i = 1; i < n; i++)
+		if (smartio_lat_bucket(v[i - 1]) > smartio_lat_bucket(v[i]))
+			fail_msg("seed %llu: %llu ns in bucket %u, %llu ns in %u",
+				 (unsigned long long)seed + 1,
+				 (unsigned long long)v[i - 1],
+				 smartio_lat_bucket(v[i - 1]),
+				 (unsigned long long)v[i],
+				 smartio_lat_bucket(v[i]));
+	/* every bucket starts at the previous one's top: none skipped */
+	assert_int_equal(smartio_lat_bucket(0), 0);
+	for (b = 0; b + 1 < SMARTIO_LAT_BUCKETS; b++) {
+		u64 top = smartio_lat_bucket_top(b);
+
+		assert_int_equal(smartio_lat_bucket(top - 1), b);
+		assert_int_equal(smartio_lat_bucket(top), b + 1);
+	}
+	/* the first bucket: up to 1152 ns (1 us * 1.125) */
+	assert_int_equal(smartio_lat_bucket_top(0), 1152);
+	assert_int_equal(smartio_lat_bucket(1151), 0);
+	assert_int_equal(smartio_lat_bucket(1152), 1);
+	/* the last one: from 2^34 * 15 / 16 up, its top 2^34 ns */
+	assert_int_equal(smartio_lat_bucket_top(SMARTIO_LAT_BUCKETS - 1),
+			 1ULL << 34);
+}
+
+static void lat_bucket_past_top_is_last(void **unused)
+{
+	static const u64 past[] = {
+		1ULL << 34, (1ULL << 34) + 1, 3ULL << 34, 1ULL << 40,
+		1ULL << 63, U64_MAX,
+	};
+	unsigned int i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(past) / sizeof(past[0]); i++)
+		assert_int_equal(smartio_lat_bucket(past[i]),
+				 SMARTIO_LAT_BUCKETS - 1);
+	assert_int_equal(smartio_lat_bucket((1ULL << 34) - 1),
+			 SMARTIO_LAT_BUCKETS - 1);
+}
+
+static void lat_pct_counted_by_hand(void **unused)
+{
+	struct smartio_lat_hist h;
+	unsigned int i;
+
+	(void)unused;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(smartio_lat_pct(&h, 90), 0);
+	assert_int_equal(smartio_lat_pct(&h, 100), 0);
+	/* 1, 2, .. 10 us: the 9th is 9 us, in [8192, 9216) */
+	for (i = 1; i <= 10; i++)
+		smartio_lat_add(&h, i * US);
+	assert_int_equal(h.n, 10);
+	assert_int_equal(smartio_lat_pct(&h, 90), 9216);
+	/* 10 us in [9216, 10240) */
+	assert_int_equal(smartio_lat_pct(&h, 100), 10240);
+	/* rank ceil(10 * 91 / 100) = 10 */
+	assert_int_equal(smartio_lat_pct(&h, 91), 10240);
+	/* rank ceil(10 * 81 / 100) = 9 */
+	assert_int_equal(smartio_lat_pct(&h, 81), 9216);
+	/* rank 1: 1 us in [1024, 1152) */
+	assert_int_equal(smartio_lat_pct(&h, 1), 1152);
+}
+
+/* p90 and p100 of random sets: the bucket tops of the sorted samples. */
+static void lat_pct_of_random_sets(void **unused)
+{
+	static u64 v[1000];
+	unsigned int round;
+
+	(void)unused;
+	rng_seed(seed + 2);
+	for (round = 0; round < 2000; round++) {
+		unsigned int n = 1 + rng_below(1000), i, rank;
+		struct smartio_lat_hist h;
+		u64 want, got;
+
+		memset(&h, 0, sizeof(h));
+		for (i = 0; i < n; i++) {
+			/* clustered or spread over all magnitudes */
+			v[i] = round & 1 ? rng_magnitude(36) :
+					   rng_range(150 * US, 450 * US);
+			smartio_lat_add(&h, v[i]);
+		}
+		qsort(v, n, sizeof(v[0]), cmp_u64);
+		rank = (n * 90 + 99) / 100;
+		want = smartio_lat_bucket_top(smartio_lat_bucket(v[rank - 1]));
+		got = smartio_lat_pct(&h, 90);
+		if (got != want)
+			fail_msg("seed %llu round %u: p90 of %u samples (the %u-th %llu ns) is %llu, expected %llu",
+				 (unsigned long long)seed + 2, round, n, rank,
+				 (unsigned long long)v[rank - 1],
+				 (unsigned long long)got,
+				 (unsigned long long)want);
+		want = smartio_lat_bucket_top(smartio_lat_bucket(v[n - 1]));
+		got = smartio_lat_pct(&h, 100);
+		if (got != want)
+			fail_msg("seed %llu round %u: p100 of %u samples (max %llu ns) is %llu, expected %llu",
+				 (unsigned long long)seed + 2, round, n,
+				 (unsigned long long)v[n - 1],
+				 (unsigned long long)got,
+				 (unsigned long long)want);
+	}
+}
+
+/* ---- Q8 log2 and 2^x ---- */
+
+/* powers of two and their neighbours, then random x in [1, 2^63) */
+static unsigned int log2_values(u64 *v, unsigned int max)
+{
+	unsigned int n = 0, k;
+
+	for (k = 0; k < 63; k++) {
+		v[n++] = 1ULL << k;
+		v[n++] = (1ULL << k) + 1;
+		v[n++] = (2ULL << k) - 1;
+		v[n++] = 3ULL << k;
+		v[n++] = 5ULL << k;
+	}
+	while (n < max)
+		v[n++] = rng_magnitude(63);
+	return n;
+}
+
+/*
+ * The header's contract: within 5 of log2(x) * 256. The 8-bit fraction and
+ * the bow term's division truncate, and log2(1 + f) is up to 0.0076 from
+ * f + 0.3466 f (1 - f): up to 4.1 in all. The controller's deadband is 22.
+ */
+static void log2_q8_within_5_of_exact(void **unused)
+{
+	static u64 v[200000];
+	unsigned int n, i, over = 0;
+	double worst = 0;
+	u64 worst_x = 0;
+
+	(void)unused;
+	rng_seed(seed + 3);
+	n = log2_values(v, 200000);
+	for (i = 0; i < n; i++) {
+		double exact = log2((double)v[i]) * SMARTIO_Q8;
+		double err = fabs(smartio_log2_q8(v[i]) - exact);
+
+		if (err > 5)
+			over++;
+		if (err > worst) {
+			worst = err;
+			worst_x = v[i];
+		}
+	}
+	if (over)
+		fail_msg("seed %llu: %u of %u off by more than 5, worst x = %llu: %d, exact %.3f",
+			 (unsigned long long)seed + 3, over, n,
+			 (unsigned long long)worst_x, smartio_log2_q8(worst_x),
+			 log2((double)worst_x) * SMARTIO_Q8);
+}
+
+/* What the controller's sign of error relies on: log2 never decreases. */
+static void log2_q8_monotone(void **unused)
+{
+	static u64 v[200000];
+	unsigned int n, i;
+	u64 x;
+
+	(void)unused;
+	rng_seed(seed + 4);
+	n = log2_values(v, 200000);
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	for (i = 1; i < n; i++)
+		if (smartio_log2_q8(v[i - 1]) > smartio_log2_q8(v[i]))
+			fail_msg("seed %llu: log2_q8(%llu) = %d > log2_q8(%llu) = %d",
+				 (unsigned long long)seed + 4,
+				 (unsigned long long)v[i - 1],
+				 smartio_log2_q8(v[i - 1]),
+				 (unsigned long long)v[i], smartio_log2_q8(v[i]));
+	for (x = 1; x < 1 << 20; x++)
+		if (smartio_log2_q8(x) > smartio_log2_q8(x + 1))
+			fail_msg("log2_q8(%llu) = %d > log2_q8(%llu) = %d",
+				 (unsigned long long)x, smartio_log2_q8(x),
+				 (unsigned long long)x + 1, smartio_log2_q8(x + 1));
+	assert_int_equal(smartio_log2_q8(0), 0);
+	assert_int_equal(smartio_log2_q8(1), 0);
+	assert_int_equal(smartio_log2_q8(1ULL << 40), 40 * SMARTIO_Q8);
+}
+
+/*
+ * x * 2^(u / 256) within 0.7%, plus the unit the result is rounded down
+ * to: 1, but 2^(u div 256) for u > 0 as x * mult / 256 is rounded before
+ * the shift left (scale_q8(1, 409) is 2 for 2.996), which matters below
+ * x = 2^10 only; the rates the controller scales are MB/s.
+ */
+static void scale_q8_within_0_7_pct(void **unused)
+{
+	static const u64 edges[] = { 1, 255, 1ULL << 20, (1ULL << 40) - 1 };
+	unsigned int round, k;
+	s32 u;
+
+	(void)unused;
+	rng_seed(seed + 5);
+	for (round = 0; round < 64; round++) {
+		u64 x = round < 4 ? edges[round] : rng_magnitude(40);
+
+		for (u = -16 * SMARTIO_Q8; u <= 8 * SMARTIO_Q8; u++) {
+			double exact = (double)x * exp2((double)u / SMARTIO_Q8);
+			u64 got = smartio_scale_q8(x, u);
+			double unit = x < 1024 && u > 0 ? 1 << (u / SMARTIO_Q8) : 1;
+
+			if (fabs((double)got - exact) > exact * 0.007 + unit)
+				fail_msg("seed %llu: scale_q8(%llu, %d) = %llu, exact %.1f",
+					 (unsigned long long)seed + 5,
+					 (unsigned long long)x, u,
+					 (unsigned long long)got, exact);
+		}
+	}
+	/* whole powers of two are exact */
+	for (k = 0; k <= 8; k++)
+		assert_int_equal(smartio_scale_q8(12345678, k * SMARTIO_Q8),
+				 12345678ULL << k);
+	for (k = 0; k <= 16; k++)
+		assert_int_equal(smartio_scale_q8(3ULL << 36,
+						  -(s32)k * SMARTIO_Q8),
+				 (3ULL << 36) >> k);
+}
+
+/* ---- the controller on a simulated device ---- */
+
+#define BASE_NS		(200 * US)	/* read latency without writes */
+#define TARGET_NS	(2 * BASE_NS)
+#define KNEE		(20 * MBPS)	/* the write rate that doubles it */
+#define FLOOR		(1 * MBPS)
+#define CEILING		(1000 * MBPS)
+#define WINDOW_NS	(100 * MS)
+
+/* a device whose read latency is base * (1 + (rate / knee)^g) */
+struct plant {
+	double knee;
+	double g;
+};
+
+static u64 plant_lat(const struct plant *p, u64 rate)
+{
+	return (u64)(BASE_NS * (1 + pow((double)rate / p->knee, p->g)));
+}
+
+/* [target / 1.25, target * 1.25] */
+static bool in_band(u64 lat, u64 target)
+{
+	return lat * 5 >= target * 4 && lat * 4 <= target * 5;
+}
+
+/*
+ * One window of a saturated writer (it writes all the rate allows) beside
+ * reads whose p90 is @lat: 100 samples @lat * i / 90, so the 90th is @lat
+ * and the percentile the top of its bucket. Returns whether the rate moved
+ * and checks the step: a cut of 4x and a rise of 2x at most.
+ */
+static bool ctl_window(struct smartio_ctl *c, u64 lat, u64 target)
+{
+	struct smartio_lat_hist h;
+	struct smartio_ctl_window w = {
+		.target_ns = target,
+		.write_bytes = mul_u64_u64_div_u64(c->rate, WINDOW_NS,
+						   NSEC_PER_SEC),
+		.window_ns = WINDOW_NS,
+		.floor = FLOOR,
+		.ceiling = CEILING,
+	};
+	u64 old = c->rate;
+	unsigned int i;
+	bool moved;
+
+	memset(&h, 0, sizeof(h));
+	for (i = 1; i <= 100; i++)
+		smartio_lat_add(&h, lat * i / 90);
+	w.read_ns = smartio_lat_pct(&h, 90);
+	assert_int_equal(w.read_ns,
+			 smartio_lat_bucket_top(smartio_lat_bucket(lat)));
+	moved = smartio_ctl_update(c, &w);
+	assert_int_equal(moved, c->rate != old);
+	if (c->rate < FLOOR || c->rate > CEILING)
+		fail_msg("rate %llu outside [%llu, %llu]",
+			 (unsigned long long)c->rate,
+			 (unsigned long long)FLOOR,
+			 (unsigned long long)CEILING);
+	if (c->rate * 4 + 4 < old)
+		fail_msg("cut from %llu to %llu: more than 4x",
+			 (unsigned long long)old, (unsigned long long)c->rate);
+	if (c->rate > 2 * old)
+		fail_msg("rise from %llu to %llu: more than 2x",
+			 (unsigned long long)old, (unsigned long long)c->rate);
+	return moved;
+}
+
+/*
+ * From @start, the windows until the latency is in the band, which it must
+ * reach within @within and then keep for @keep windows.
+ */
+static unsigned int ctl_converge(const struct plant *p, u64 start,
+				 unsigned int within, unsigned int keep)
+{
+	struct smartio_ctl c = { .rate = start };
+	unsigned int k, first = ~0U;
+
+	for (k = 0; k <= within + keep; k++) {
+		u64 lat = plant_lat(p, c.rate);
+
+		if (in_band(lat, TARGET_NS)) {
+			if (first == ~0U)
+				first = k;
+		} else if (first != ~0U) {
+			fail_msg("g %.1f from %llu B/s: in the band at window %u, out at %u (rate %llu, latency %llu ns)",
+				 p->g, (unsigned long long)start, first, k,
+				 (unsigned long long)c.rate,
+				 (unsigned long long)lat);
+		} else if (k == within) {
+			fail_msg("g %.1f from %llu B/s: not in the band after %u windows (rate %llu, latency %llu ns)",
+				 p->g, (unsigned long long)start, within,
+				 (unsigned long long)c.rate,
+				 (unsigned long long)lat);
+		}
+		ctl_window(&c, lat, TARGET_NS);
+	}
+	return first;
+}
+
+static const double slopes[] = { 0.5, 1, 2 };
+
+/* From the ceiling: the first windows cut by up to 4x, in the band by 20. */
+static void ctl_converges_from_ceiling(void **unused)
+{
+	unsigned int i;
+
+	(void)unused;
+	for (i = 0; i < 3; i++) {
+		struct plant p = { .knee = KNEE, .g = slopes[i] };
+		unsigned int k = ctl_converge(&p, CEILING, 20, 100);
+
+		print_message("g %.1f from the ceiling: in the band after %u windows\n",
+			      p.g, k);
+	}
+}
+
+/*
+ * From the floor. The latency cannot fall below base = target / 2, so the
+ * error is at most one octave and a window raises the rate by 2^(1/4) at
+ * most: the climb from 1 MB/s to the knee (20x) takes 17 windows at least,
+ * and near the band's lower edge the error is the 0.29 octave between the
+ * target and the bucket top of target / 1.25, a 5% rise per window. So the
+ * bound is 40 windows here, not the 20 from the ceiling.
+ */
+static void ctl_converges_from_floor(void **unused)
+{
+	unsigned int i;
+
+	(void)unused;
+	for (i = 0; i < 3; i++) {
+		struct plant p = { .knee = KNEE, .g = slopes[i] };
+		unsigned int k = ctl_converge(&p, FLOOR, 40, 100);
+
+		print_message("g %.1f from the floor: in the band after %u windows\n",
+			      p.g, k);
+	}
+}
+
+/* g = 2.5, near the documented limit of 2.6: no divergence. */
+static void ctl_steep_device_does_not_diverge(void **unused)
+{
+	struct plant p = { .knee = KNEE, .g = 2.5 };
+	const u64 starts[] = { CEILING, FLOOR };
+	unsigned int i, k;
+
+	(void)unused;
+	for (i = 0; i < 2; i++) {
+		struct smartio_ctl c = { .rate = starts[i] };
+		unsigned int first = ~0U;
+		u64 lat = 0;
+
+		for (k = 0; k < 200; k++) {
+			lat = plant_lat(&p, c.rate);
+			if (first == ~0U && in_band(lat, TARGET_NS))
+				first = k;
+			ctl_window(&c, lat, TARGET_NS);	/* checks the rate */
+		}
+		lat = plant_lat(&p, c.rate);
+		if (lat > 2 * TARGET_NS || 2 * lat < TARGET_NS)
+			fail_msg("g 2.5 from %llu B/s: latency %llu ns after 200 windows, target %llu",
+				 (unsigned long long)starts[i],
+				 (unsigned long long)lat,
+				 (unsigned long long)TARGET_NS);
+		print_message("g 2.5 from the %s: in the band after %u windows, latency %llu ns after 200\n",
+			      i ? "floor" : "ceiling", first,
+			      (unsigned long long)lat);
+	}
+}
+
+/*
+ * The device gets 10x more sensitive (knee / 10) at window 50: the latency
+ * jumps to 2x (g 0.5) .. 48x (g 2) the target. Back in the band within 10
+ * windows for g = 2; for g <= 1 the latency tells less about the rate (the
+ * loop gain at the target is g / 2) and the error decays more slowly: 11
+ * windows for g = 1, 13 for g = 0.5, so 15 is their bound.
+ */
+static void ctl_step_to_10x_more_sensitive_device(void **unused)
+{
+	unsigned int i, k;
+
+	(void)unused;
+	for (i = 0; i < 3; i++) {
+		struct plant p = { .knee = KNEE, .g = slopes[i] };
+		unsigned int within = p.g >= 2 ? 10 : 15, first = ~0U;
+		struct smartio_ctl c = { .rate = CEILING };
+
+		for (k = 0; k < 150; k++) {
+			u64 lat;
+
+			if (k == 50)
+				p.knee = KNEE / 10;
+			lat = plant_lat(&p, c.rate);
+			if (k >= 50 && in_band(lat, TARGET_NS)) {
+				if (first == ~0U)
+					first = k - 50;
+			} else if (k >= 50 && first != ~0U) {
+				fail_msg("g %.1f: back in the band %u windows after the step, out again at %u (latency %llu ns)",
+					 p.g, first, k - 50,
+					 (unsigned long long)lat);
+			} else if (k == 50 + within) {
+				fail_msg("g %.1f: not back in the band %u windows after the step (rate %llu, latency %llu ns)",
+					 p.g, within,
+					 (unsigned long long)c.rate,
+					 (unsigned long long)lat);
+			}
+			ctl_window(&c, lat, TARGET_NS);	/* checks each step */
+		}
+		print_message("g %.1f, step at window 50: back in the band after %u windows\n",
+			      p.g, first);
+	}
+}
+
+/*
+ * Reads much faster than the target: the rate rises to the ceiling, 2x per
+ * window at most. Reads 32x faster: the rise is the 2x cap itself and the
+ * ceiling is 1000x the floor, so 10 windows, within ceil(log2(1000)) + 2.
+ * Reads 10x faster (p90 40 us, reported as its bucket top, 40.96 us): the
+ * error is 3.29 octaves, the rise 2^(3.29 / 4) = 1.77x per window, and
+ * 1000x takes 13 windows; the bound is ceil(log2(1000) / (e / 4)) + 1.
+ */
+static void ctl_recovers_to_ceiling_when_reads_fast(void **unused)
+{
+	static const unsigned int faster[] = { 32, 10 };
+	unsigned int i, k, bound = 2;
+	u64 r;
+
+	(void)unused;
+	for (r = FLOOR; r < CEILING; r *= 2)
+		bound++;	/* ceil(log2(ceiling / floor)) + 2 */
+	for (i = 0; i < 2; i++) {
+		u64 lat = TARGET_NS / faster[i];
+		u64 read = smartio_lat_bucket_top(smartio_lat_bucket(lat));
+		double e = log2((double)TARGET_NS / read);
+		struct smartio_ctl c = { .rate = FLOOR };
+
+		if (e < 4)
+			bound = (unsigned int)ceil(log2((double)CEILING / FLOOR) /
+						   (e / 4)) + 1;
+		for (k = 0; c.rate < CEILING; k++) {
+			r = c.rate;
+			if (k == bound)
+				fail_msg("reads at target / %u: rate %llu after %u windows, not the ceiling",
+					 faster[i], (unsigned long long)c.rate,
+					 k);
+			ctl_window(&c, lat, TARGET_NS);	/* <= 2x */
+			/* and as much as the error asks, until the ceiling */
+			if (c.rate < CEILING &&
+			    c.rate < r * exp2(min(e, 4.0) / 4) * 0.993)
+				fail_msg("reads at target / %u: rate %llu to %llu, error %.2f octaves",
+					 faster[i], (unsigned long long)r,
+					 (unsigned long long)c.rate, e);
+		}
+		print_message("reads at target / %u: the ceiling after %u windows (bound %u)\n",
+			      faster[i], k, bound);
+		/* and it stays there */
+		for (k = 0; k < 20; k++) {
+			assert_false(ctl_window(&c, lat, TARGET_NS));
+			assert_int_equal(c.rate, CEILING);
+		}
+	}
+	/*
+	 * the 2x cap is exact, also when writes took 10x the rate (they go
+	 * freely while reads are inactive, so the windup bound is far off)
+	 */
+	for (r = FLOOR; r < CEILING / 2; r *= 2) {
+		struct smartio_ctl c = { .rate = r };
+		struct smartio_ctl_window w = {
+			.read_ns = TARGET_NS / 32,
+			.target_ns = TARGET_NS,
+			.write_bytes = 10 * r * WINDOW_NS / NSEC_PER_SEC,
+			.window_ns = WINDOW_NS,
+			.floor = FLOOR,
+			.ceiling = CEILING,
+		};
+
+		assert_true(smartio_ctl_update(&c, &w));
+		assert_int_equal(c.rate, 2 * r);
+	}
+}
+
+/* Writes take 100 KB a window (1 MB/s): the rate stops at 2x that. */
+static void ctl_no_windup_when_writes_take_little(void **unused)
+{
+	const u64 starts[] = { FLOOR, 3 * MBPS / 2, 50 * MBPS };
+	unsigned int i, k;
+
+	(void)unused;
+	for (i = 0; i < 3; i++) {
+		struct smartio_ctl c = { .rate = starts[i] };
+		struct smartio_ctl_window w = {
+			.read_ns = TARGET_NS / 10,
+			.target_ns = TARGET_NS,
+			.write_bytes = 100 * 1000,
+			.window_ns = WINDOW_NS,
+			.floor = FLOOR,
+			.ceiling = CEILING,
+		};
+		u64 took = w.write_bytes * NSEC_PER_SEC / w.window_ns;
+
+		for (k = 0; k < 100; k++) {
+			u64 old = c.rate;
+
+			smartio_ctl_update(&c, &w);
+			if (c.rate > max(old, 2 * took) || c.rate < FLOOR)
+				fail_msg("from %llu B/s, window %u: rate %llu after %llu, writes took %llu B/s",
+					 (unsigned long long)starts[i], k,
+					 (unsigned long long)c.rate,
+					 (unsigned long long)old,
+					 (unsigned long long)took);
+		}
+		/* it does rise to 2x what writes took, and a higher rate stays */
+		assert_int_equal(c.rate, max(starts[i], 2 * took));
+	}
+}
+
+/* A window without a read sample changes nothing and forgets the last error. */
+static void ctl_window_without_reads_changes_nothing(void **unused)
+{
+	struct smartio_ctl c = { .rate = 5 * MBPS };
+	struct smartio_ctl_window w = {
+		.target_ns = TARGET_NS,
+		.write_bytes = 500 * 1000,
+		.window_ns = WINDOW_NS,
+		.floor = FLOOR,
+		.ceiling = CEILING,
+	};
+	s32 e;
+
+	(void)unused;
+	/* an error of +1 octave last window */
+	w.read_ns = TARGET_NS / 2;
+	smartio_ctl_update(&c, &w);
+	c.rate = 5 * MBPS;
+	w.read_ns = 0;
+	assert_false(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, 5 * MBPS);
+	w.write_bytes = 0;
+	assert_false(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, 5 * MBPS);
+	/* the next window is a first one: no proportional term */
+	w.read_ns = TARGET_NS / 4;
+	w.write_bytes = 500 * 1000;
+	e = smartio_log2_q8(TARGET_NS) - smartio_log2_q8(TARGET_NS / 4);
+	assert_true(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, smartio_scale_q8(5 * MBPS, e / 4));
+}
+
+/* Within a few % of the target the rate stays; 10% off it moves. */
+static void ctl_deadband_holds_rate(void **unused)
+{
+	static const unsigned int milli[] = { 1030, 970, 1000, 1020, 980 };
+	unsigned int round, k;
+
+	(void)unused;
+	rng_seed(seed + 6);
+	for (round = 0; round < 200; round++) {
+		u64 target = rng_range(100 * US, 20 * MS);
+		u64 start = rng_range(2 * FLOOR, CEILING);
+		struct smartio_ctl c = { .rate = start };
+		struct smartio_ctl_window w = {
+			.target_ns = target,
+			.window_ns = WINDOW_NS,
+			.floor = FLOOR,
+			.ceiling = CEILING,
+		};
+
+		for (k = 0; k < 100; k++) {
+			w.read_ns = target * milli[k % 5] / 1000;
+			w.write_bytes = c.rate / 10;
+			if (smartio_ctl_update(&c, &w) || c.rate != start)
+				fail_msg("seed %llu: target %llu, read %llu at window %u: rate %llu -> %llu",
+					 (unsigned long long)seed + 6,
+					 (unsigned long long)target,
+					 (unsigned long long)w.read_ns, k,
+					 (unsigned long long)start,
+					 (unsigned long long)c.rate);
+		}
+		/* the deadband is not everything */
+		w.read_ns = target * 11 / 10;
+		assert_true(smartio_ctl_update(&c, &w));
+		assert_true(c.rate < start);
+		c.rate = start;
+		c.have_prev = false;
+		w.read_ns = target * 9 / 10;
+		w.write_bytes = c.rate / 10;
+		assert_true(smartio_ctl_update(&c, &w) == (start < CEILING));
+		assert_true(c.rate >= start);
+	}
+}
+
+/* ---- the token bucket ---- */
+
+/* the first time, ns, at which a bucket at @at_ns with @tokens holds one */
+static u64 first_token_ns(s64 tokens, u64 at_ns, u64 rate)
+{
+	u64 need = (u64)(1 - tokens);	/* bytes to accrue */
+
+	return at_ns + (u64)(((unsigned __int128)need * NSEC_PER_SEC +
+			      rate - 1) / rate);
+}
+
+static void bucket_ready_now_with_tokens(void **unused)
+{
+	unsigned int round;
+
+	(void)unused;
+	rng_seed(seed + 7);
+	for (round = 0; round < 100000; round++) {
+		u64 rate = rng_magnitude(32), burst = rng_range(1, 16 * MIB);
+		u64 at = rng_below(1ULL << 50), now = at + rng_below(1ULL << 40);
+		struct smartio_bucket b = {
+			.tokens = (s64)rng_range(1, burst), .at_ns = at,
+		};
+
+		assert_int_equal(smartio_bucket_ready_ns(&b, rate, now),
+				 now);
+		/* a debt paid long ago: now */
+		b.tokens = -(s64)rng_below(burst);
+		now = first_token_ns(b.tokens, at, rate) + rng_below(1ULL << 40);
+		assert_int_equal(smartio_bucket_ready_ns(&b, rate, now),
+				 now);
+		/*
+		 * empty at its own time, at up to 1 GB/s: not now (faster:
+		 * bucket_ready_time_is_exact)
+		 */
+		b.tokens = 0;
+		if (rate <= NSEC_PER_SEC)
+			assert_true(smartio_bucket_ready_ns(&b, rate, at) > at);
+	}
+}
+
+/*
+ * After a write larger than the tokens, the next may go when the debt is
+ * paid and one token is there: the first ns at which the rate has added
+ * debt + 1 bytes, now + ceil((debt + 1) * 1e9 / rate), to within 1 ns.
+ * (The header's rule is "any token", so this is one byte's time after
+ * now + ceil(debt * 1e9 / rate), the moment the bucket is back at 0.)
+ */
+static void bucket_debt_sets_ready_time(void **unused)
+{
+	unsigned int round;
+
+	(void)unused;
+	rng_seed(seed + 8);
+	for (round = 0; round < 100000; round++) {
+		u64 rate = rng_range(1000, 4000 * MBPS);
+		u64 burst = rng_range(4 * KIB, 4 * MIB);
+		u64 now = rng_range(1, 1ULL << 50), ready, want;
+		s64 tokens = (s64)rng_range(1, burst);
+		u32 bytes = (u32)rng_range(tokens + 1, tokens + 8 * MIB);
+		struct smartio_bucket b = { .tokens = tokens, .at_ns = now };
+		s64 debt = (s64)bytes - tokens;
+
+		smartio_bucket_charge(&b, rate, burst, now, bytes);
+		assert_int_equal(b.tokens, -debt);
+		ready = smartio_bucket_ready_ns(&b, rate, now);
+		want = first_token_ns(-debt, now, rate);
+		if (ready + 1 < want || ready > want + 1)
+			fail_msg("seed %llu: rate %llu, debt %lld at %llu: ready at %llu, expected %llu",
+				 (unsigned long long)seed + 8,
+				 (unsigned long long)rate, (long long)debt,
+				 (unsigned long long)now,
+				 (unsigned long long)ready,
+				 (unsigned long long)want);
+	}
+}
+
+/*
+ * The ready time is exact: the first ns with a token is
+ * at_ns + ceil((1 - tokens) * 1e9 / rate) (first_token_ns() here; with
+ * tokens <= 0 the burst is never reached), counted from @b->at_ns and
+ * rounded up, or @now if later. An early answer would make a timer fire in
+ * vain; a late one would hold a write past its time. This checks what
+ * test_smartio_gate.c checks of the gates: at the answer it goes, 1 ns
+ * before it does not.
+ */
+struct bucket_case {
+	u64 rate;
+	u64 burst;
+	s64 tokens;
+	u64 at;
+	u64 now;
+	u64 ready;
+	u64 want;
+};
+
+static void bucket_case_print(const char *what, const struct bucket_case *c)
+{
+	print_message("  %s: rate %llu, %lld tokens at %llu, asked at %llu: ready at %llu, first token at %llu\n",
+		      what, (unsigned long long)c->rate, (long long)c->tokens,
+		      (unsigned long long)c->at, (unsigned long long)c->now,
+		      (unsigned long long)c->ready,
+		      (unsigned long long)c->want);
+}
+
+static void bucket_ready_time_is_exact(void **unused)
+{
+	struct bucket_case early = { 0 }, late = { 0 };
+	unsigned int round, n_early = 0, n_late = 0;
+
+	(void)unused;
+	rng_seed(seed + 9);
+	for (round = 0; round < 100000; round++) {
+		struct bucket_case c = {
+			.rate = rng_range(1000, 4000 * MBPS),
+			.burst = rng_range(4 * KIB, 4 * MIB),
+			.tokens = -(s64)rng_below(8 * MIB),
+			.at = rng_range(1, 1ULL << 50),
+		};
+		struct smartio_bucket b = { .tokens = c.tokens, .at_ns = c.at };
+
+		c.want = first_token_ns(c.tokens, c.at, c.rate);
+		/* half the time right after a charge, half a while after it */
+		c.now = round & 1 ? c.at + rng_below(c.want - c.at) : c.at;
+		c.ready = smartio_bucket_ready_ns(&b, c.rate, c.now);
+		assert_true(c.ready > c.now);
+		if (smartio_bucket_ready_ns(&b, c.rate, c.ready) >
+		    c.ready && !n_early++)
+			early = c;
+		if (smartio_bucket_ready_ns(&b, c.rate, c.ready - 1) <= c.ready - 1 &&
+		    !n_late++)
+			late = c;
+	}
+	if (n_early)
+		bucket_case_print("too early", &early);
+	if (n_late)
+		bucket_case_print("too late", &late);
+	if (n_early || n_late)
+		fail_msg("seed %llu: of %u ready times %u too early (no token there), %u too late (one 1 ns before)",
+			 (unsigned long long)seed + 9, round, n_early, n_late);
+}
+
+/* However long the wait, the bucket holds burst at most; time only adds. */
+static void bucket_never_exceeds_burst(void **unused)
+{
+	unsigned int round, i;
+
+	(void)unused;
+	rng_seed(seed + 10);
+	for (round = 0; round < 100000; round++) {
+		u64 rate = rng_range(1000, 1ULL << 40);
+		u64 burst = rng_magnitude(36);
+		u64 at = rng_below(1ULL << 61), t = at;
+		struct smartio_bucket b = { .at_ns = at };
+		s64 last;
+
+		b.tokens = (s64)rng_range(0, 5 * burst) - 4 * (s64)burst;
+		last = smartio_bucket_tokens(&b, rate, burst, at);
+		assert_int_equal(last, b.tokens);
+		for (i = 0; i < 8; i++) {
+			s64 now;
+
+			t += rng_magnitude(i * 8 + 4);
+			now = smartio_bucket_tokens(&b, rate, burst, t);
+			if (now > (s64)burst || now < last)
+				fail_msg("seed %llu: rate %llu burst %llu, %lld at %llu: %lld at %llu, after %lld",
+					 (unsigned long long)seed + 10,
+					 (unsigned long long)rate,
+					 (unsigned long long)burst,
+					 (long long)b.tokens,
+					 (unsigned long long)at,
+					 (long long)now,
+					 (unsigned long long)t, (long long)last);
+			last = now;
+		}
+		/* the longest waits fill it */
+		assert_int_equal(smartio_bucket_tokens(&b, rate, burst,
+						       at + (1ULL << 62)),
+				 burst);
+		/* more than burst (the burst was lowered): burst */
+		b.tokens = (s64)burst + 1;
+		assert_int_equal(smartio_bucket_tokens(&b, rate, burst, at),
+				 burst);
+	}
+}
+
+/* Syncing before a rate change keeps the tokens; then the new rate adds. */
+static void bucket_sync_keeps_tokens_across_rate_change(void **unused)
+{
+	unsigned int round;
+
+	(void)unused;
+	rng_seed(seed + 11);
+	for (round = 0; round < 100000; round++) {
+		u64 r1 = rng_range(1000, 4000 * MBPS);
+		u64 r2 = rng_range(1000, 4000 * MBPS);
+		u64 burst = rng_range(4 * KIB, 16 * MIB);
+		u64 at = rng_below(1ULL << 50), t = at + rng_below(2 * MS);
+		u64 dt = rng_below(100 * MS);
+		struct smartio_bucket b = {
+			.tokens = (s64)rng_range(0, 2 * burst) - (s64)burst,
+			.at_ns = at,
+		};
+		s64 before = smartio_bucket_tokens(&b, r1, burst, t), want;
+
+		smartio_bucket_sync(&b, r1, burst, t);
+		assert_int_equal(b.at_ns, t);
+		assert_int_equal(b.tokens, before);
+		assert_int_equal(smartio_bucket_tokens(&b, r2, burst, t),
+				 before);
+		want = before + (s64)mul_u64_u64_div_u64(r2, dt, NSEC_PER_SEC);
+		want = min(want, (s64)burst);
+		/* within the 1 byte the fill-time comparison may round up */
+		if (llabs(smartio_bucket_tokens(&b, r2, burst, t + dt) -
+			  want) > 1)
+			fail_msg("seed %llu: %lld tokens, then %llu ns at %llu B/s: %lld, expected %lld",
+				 (unsigned long long)seed + 11,
+				 (long long)before, (unsigned long long)dt,
+				 (unsigned long long)r2,
+				 (long long)smartio_bucket_tokens(&b, r2, burst,
+								  t + dt),
+				 (long long)want);
+		/* syncing at an earlier time changes nothing */
+		smartio_bucket_sync(&b, r2, burst, at);
+		assert_int_equal(b.at_ns, t);
+		assert_int_equal(b.tokens, before);
+	}
+}
+
+/*
+ * Writes of 4 KiB .. 1 MiB always queued, each dispatched when the bucket
+ * lets it (a timer at the ready time, asked again there) and charged: no
+ * write waits longer than (max write + burst) / rate, and over a minute the
+ * bucket delivers its rate, within 1% and one write.
+ */
+static void bucket_starvation_bound_and_rate(void **unused)
+{
+	const u64 rates[] = { 1 * MBPS, 7777777, 100 * MBPS, 0, 0 };
+	const u64 run_ns = 60ULL * NSEC_PER_SEC, max_write = 1 * MIB;
+	unsigned int i;
+
+	(void)unused;
+	rng_seed(seed + 12);
+	for (i = 0; i < 5; i++) {
+		u64 rate = rates[i] ? rates[i] : rng_range(MBPS, 400 * MBPS);
+		u64 burst = rng_range(4 * KIB, 2 * MIB);
+		u64 bound = mul_u64_u64_div_u64(max_write + burst,
+						NSEC_PER_SEC, rate) + 1;
+		struct smartio_bucket b = { 0 };
+		u64 t = 0, last = 0, bytes = 0, longest = 0, expect;
+		unsigned int writes = 0, vain = 0;
+
+		while (t < run_ns) {
+			u64 ready = smartio_bucket_ready_ns(&b, rate, t);
+			u32 size;
+
+			if (ready > t) {	/* a timer at the ready time */
+				t = ready;
+				/* which may find no token: again, in vain */
+				for (;;) {
+					ready = smartio_bucket_ready_ns(&b, rate, t);
+					if (ready <= t)
+						break;
+					vain++;
+					t = ready;
+				}
+			}
+			if (t >= run_ns)
+				break;
+			if (writes && t - last > bound)
+				fail_msg("seed %llu: rate %llu burst %llu: %llu ns between writes, bound %llu",
+					 (unsigned long long)seed + 12,
+					 (unsigned long long)rate,
+					 (unsigned long long)burst,
+					 (unsigned long long)(t - last),
+					 (unsigned long long)bound);
+			if (writes)
+				longest = max(longest, t - last);
+			size = (u32)rng_range(4 * KIB, max_write);
+			smartio_bucket_charge(&b, rate, burst, t, size);
+			bytes += size;
+			last = t;
+			writes++;
+		}
+		expect = mul_u64_u64_div_u64(rate, run_ns, NSEC_PER_SEC);
+		if (bytes > expect + expect / 100 + max_write ||
+		    bytes + expect / 100 + max_write < expect)
+			fail_msg("seed %llu: rate %llu burst %llu: %llu bytes in %llu s, expected %llu",
+				 (unsigned long long)seed + 12,
+				 (unsigned long long)rate,
+				 (unsigned long long)burst,
+				 (unsigned long long)bytes,
+				 (unsigned long long)(run_ns / NSEC_PER_SEC),
+				 (unsigned long long)expect);
+		print_message("bucket %llu B/s, burst %llu: %u writes, %.4f of the rate, longest gap %llu ns (bound %llu), %u timers in vain\n",
+			      (unsigned long long)rate,
+			      (unsigned long long)burst, writes,
+			      (double)bytes / expect,
+			      (unsigned long long)longest,
+			      (unsigned long long)bound, vain);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lat_bucket_top_bounds_its_value),
+		cmocka_unit_test(lat_bucket_monotone_and_contiguous),
+		cmocka_unit_test(lat_bucket_past_top_is_last),
+		cmocka_unit_test(lat_pct_counted_by_hand),
+		cmocka_unit_test(lat_pct_of_random_sets),
+		cmocka_unit_test(log2_q8_within_5_of_exact),
+		cmocka_unit_test(log2_q8_monotone),
+		cmocka_unit_test(scale_q8_within_0_7_pct),
+		cmocka_unit_test(ctl_converges_from_ceiling),
+		cmocka_unit_test(ctl_converges_from_floor),
+		cmocka_unit_test(ctl_steep_device_does_not_diverge),
+		cmocka_unit_test(ctl_step_to_10x_more_sensitive_device),
+		cmocka_unit_test(ctl_recovers_to_ceiling_when_reads_fast),
+		cmocka_unit_test(ctl_no_windup_when_writes_take_little),
+		cmocka_unit_test(ctl_window_without_reads_changes_nothing),
+		cmocka_unit_test(ctl_deadband_holds_rate),
+		cmocka_unit_test(bucket_ready_now_with_tokens),
+		cmocka_unit_test(bucket_debt_sets_ready_time),
+		cmocka_unit_test(bucket_ready_time_is_exact),
+		cmocka_unit_test(bucket_never_exceeds_burst),
+		cmocka_unit_test(bucket_sync_keeps_tokens_across_rate_change),
+		cmocka_unit_test(bucket_starvation_bound_and_rate),
+	};
+	const char *s = getenv("SMARTIO_TEST_SEED");
+
+	seed = s ? strtoull(s, NULL, 0) : SMARTIO_CTL_SEED;
+	printf("smartio ctl: seed %llu (SMARTIO_TEST_SEED=%llu replays)\n",
+	       (unsigned long long)seed, (unsigned long long)seed);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
