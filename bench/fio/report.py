@@ -157,7 +157,7 @@ plot '%s' using 1:2 with points pt 7 ps 1.3 title 'smartio (settings)', \\
     ok = gnuplot("""
 set terminal png size 1200,560
 set output '%s'
-set multiplot layout 1,2 title "Trade-off, %s model: smartio with fixed write cap/hold (profiler off) and profiler targets; peers"
+set multiplot layout 1,2 title "Trade-off, %s model: smartio with fixed write rates (controller off) and controller targets; peers"
 set logscale xy
 set xrange [0.8:4]
 set yrange [0.8:400]

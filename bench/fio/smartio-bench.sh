@@ -5,8 +5,8 @@
 #
 #  slowdown  1 reader (4 KiB psync) + 1 writer (WBS, WQD in flight), seq and
 #            random: each alone, then together; latency mean and p99
-#  curve     smartio's trade-off: the same pair under fixed write throttles
-#            (profiler off) and under other profiler targets
+#  curve     smartio's trade-off: the same pair under fixed write rates
+#            (controller off; 0: no limit) and under other controller targets
 #  mixed     MIX_MB of I/O, 10..90% of it random reads, the rest writes,
 #            both at once: time until both are done
 #  launch    cold "app launch": drop caches, read LAUNCH_FILES files of
@@ -111,13 +111,10 @@ slowdown() {
 
 # the trade-off curve: smartio under other throttles, alone phases shared
 curve() {
-	local model=$1 dev=$2 io=/sys/block/${2#/dev/}/queue/iosched c h t
-	for c in 1 4; do
-		for h in 0 2500 5000 7500 10000 20000 40000; do
-			[ $c = 4 ] && [ $h != 0 ] && continue
-			TUNE="echo 0 >$io/profiler; echo $c >$io/write_cap; echo $h >$io/write_hold_us" \
-				PHASES=both slowdown "$model" "$dev" smartio "smartio-cap$c-hold${h}us"
-		done
+	local model=$1 dev=$2 io=/sys/block/${2#/dev/}/queue/iosched r t
+	for r in 1024 2048 4096 8192 16384 0; do
+		TUNE="echo 0 >$io/controller; echo $r >$io/write_rate_kbps" \
+			PHASES=both slowdown "$model" "$dev" smartio "smartio-rate${r}k"
 	done
 	for t in 110 200 400; do
 		TUNE="echo $t >$io/target_slowdown_pct" PHASES=both \

@@ -3,11 +3,12 @@
  * SmartIO: a blk-mq I/O scheduler that keeps reads from waiting behind
  * writes (after SmartIO, MobiSys'15). Requests are queued per I/O priority
  * class (real-time, best-effort, idle) and, within a class, reads and writes
- * in separate queues. Reads go first. Beside reads, writes are throttled: at
- * most write_cap of them in flight and at least write_hold_us between two of
- * them; reads paused, the hold is lifted; reads gone, the cap rises to
- * write_cap. No request waits past its deadline (read_expire,
- * write_expire), which bounds write starvation. The idle class goes only
+ * in separate queues. Reads go first. While reads are active (one in
+ * flight, or one seen within read_idle_us), writes go at a byte rate (a
+ * token bucket) and at most write_cap of them are in flight; otherwise only
+ * the cap holds them. Writes get at least write_budget_kb every
+ * write_expire_ms: a write past its deadline goes ahead of reads while that
+ * floor allows, which bounds write starvation. The idle class goes only
  * when the other classes have been quiet for idle_grace_ms, one request at
  * a time, and at least one request every idle_expire_ms.
  *
@@ -19,11 +20,16 @@
  * smartio_gate.h computes for it (or until a completion or an insertion),
  * and an hrtimer runs the queue at that time.
  *
- * The concurrency profiler measures read latency with no write around (it
- * holds writes back for a short probe when it has no recent sample) and
- * beside writes, and every profile window tightens the write cap and hold
- * when the read slowdown exceeds target_slowdown_pct, and relaxes them when
- * reads are comfortably below it, so that writes still progress.
+ * The controller (smartio_ctl.h) sets the write rate once a window from
+ * the 90th percentile of read latency, measured from the moment a read
+ * reaches the head of the reads (its insertion, or the dispatch of the read
+ * before it) to its completion: waiting behind other reads does not count,
+ * a device kept busy by writes does. The target is read_lat_target_us, or
+ * target_slowdown_pct of the same percentile of reads that ran with no
+ * write around (no forced probe: until such reads were seen, the fastest
+ * windows stand in for them, which starts the controller strict and so lets
+ * reads run alone). A proportional-integral rule on the logarithm of the
+ * rate moves it toward the target, between the floor and write_rate_kbps.
  *
  * Counters: /sys/kernel/debug/block/<dev>/sched/stats and the "smartio"
  * generic netlink family (<linux/smartio.h>). Decisions: the smartio
@@ -56,6 +62,7 @@
 
 #include "mobio_compat.h"
 #include "mobio_genl.h"
+#include "smartio_ctl.h"
 #include "smartio_gate.h"
 #include <linux/smartio.h>
 
@@ -86,13 +93,6 @@ enum smartio_why {
 	SMARTIO_WHY_IDLE_GUARD,		/* idle class, its starvation guard */
 };
 
-/* What the profiler did (tracepoint smartio_adjust). */
-enum smartio_adjust {
-	SMARTIO_ADJ_TIGHTEN,
-	SMARTIO_ADJ_RELAX,
-	SMARTIO_ADJ_PROBE,
-};
-
 #define CREATE_TRACE_POINTS
 #include "smartio_trace.h"
 
@@ -117,8 +117,8 @@ static const char *const smartio_dir_name[] = {
 
 /*
  * Deadlines: a read should never wait long for the device (100 ms is far
- * beyond any read the profiler lets writes delay); a write waits at most
- * half a second, which bounds how long reads can starve writes.
+ * beyond any read the controller lets writes delay); a write past half a
+ * second goes ahead of reads within the write floor.
  */
 static const unsigned int smartio_expire_ms[] = {
 	[SMARTIO_READ]	= 100,
@@ -126,16 +126,30 @@ static const unsigned int smartio_expire_ms[] = {
 };
 
 /*
- * Defaults of the write throttle and the profiler. 130% is the read
+ * Defaults of the write throttle and the controller. 130% is the read
  * slowdown the seed aims at; 100 ms windows hold dozens of reads on a
- * phone's flash; a 60 ms probe each second costs writes about 6%.
+ * phone's flash; 20 ms without a read is longer than an app's think time
+ * between the reads of a start-up (a shorter gap let writes through
+ * unthrottled in every pause).
  */
 #define SMARTIO_WRITE_CAP		16U
 #define SMARTIO_TARGET_PCT		130U
 #define SMARTIO_WINDOW_MS		100U
-#define SMARTIO_PROBE_MS		60U
-#define SMARTIO_PROBE_INTERVAL_MS	1000U
-#define SMARTIO_READ_IDLE_US		2000U
+#define SMARTIO_READ_IDLE_US		(20U * USEC_PER_MSEC)
+/*
+ * The write floor: 512 KiB every write_expire_ms (500 ms), 1 MiB/s, is 2-6%
+ * of a phone's flash write bandwidth and keeps an fsync of a few pages
+ * under a second beside any read load.
+ */
+#define SMARTIO_WRITE_BUDGET_KB		512U
+/* The percentile of read latency the controller holds. */
+#define SMARTIO_READ_PCT		90U
+/* Reads with no write around before their percentile is the baseline. */
+#define SMARTIO_BASELINE_SAMPLES	32U
+/* The rate's ceiling when write_rate_kbps is 0: no limit in practice. */
+#define SMARTIO_RATE_MAX		(64ULL << 30)
+/* The token bucket holds 10 ms of the rate (one write at least goes). */
+#define SMARTIO_BURST_DIV		100U
 /*
  * The idle class: 20 ms of quiet is longer than a foreground app's think
  * time between requests on flash; one request every 500 ms when starved
@@ -151,28 +165,11 @@ static const unsigned int smartio_expire_ms[] = {
 /* Timer slack of the queue kick: holds are milliseconds long. */
 #define SMARTIO_KICK_SLACK_NS		(50ULL * NSEC_PER_USEC)
 /*
- * Reads idle for read_idle_us only pause (a sync reader's think time can be
- * that long): writes skip the hold but keep the current cap. Reads idle this
- * many times longer are gone: writes get the full write_cap.
- */
-#define SMARTIO_READ_GONE_MULT		25U
-/*
  * Beside reads, a write request stops growing by merges at this size: one
  * read waits behind a whole write, and plugging makes 1 MiB of 128 KiB
  * writes (64 ms on a 16 MiB/s device) whatever the cap says.
  */
 #define SMARTIO_WRITE_MERGE_KB		128U
-/*
- * Largest write hold the profiler picks: 50 ms is a few refill periods of
- * a throttled device and still lets 20 writes a second through.
- */
-#define SMARTIO_HOLD_MAX_US		(50U * USEC_PER_MSEC)
-/* The profiler's smallest hold step. */
-#define SMARTIO_HOLD_STEP_NS		(250ULL * NSEC_PER_USEC)
-/* Reads per window below which a latency mean means nothing. */
-#define SMARTIO_MIN_SAMPLES		4U
-/* Relax only when reads are this far under target (percent of it). */
-#define SMARTIO_RELAX_PCT		85U
 /* Writes may take 75% of the scheduler tags; the rest stay for reads. */
 #define SMARTIO_ASYNC_PCT		75U
 
@@ -180,24 +177,18 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_RQ_QUEUED	BIT(0)	/* counted in inserted */
 #define SMARTIO_RQ_INFLIGHT	BIT(1)	/* dispatched, counted in inflight */
 #define SMARTIO_RQ_ALONE	BIT(2)	/* a read dispatched with no write */
-#define SMARTIO_RQ_MIXED	BIT(3)	/* a read dispatched beside writes */
 #define SMARTIO_RQ_IDLE		BIT(4)	/* idle class, counted in idle_inflight */
 #define SMARTIO_RQ_FG		BIT(5)	/* allocated by a foreground task */
-/* rq->elv.priv[1]: insertion time, ns. rq->fifo_time: deadline, ns. */
+/*
+ * rq->elv.priv[1]: insertion time, ns; from a read's dispatch, when its
+ * latency started (smartio_start_request()). rq->fifo_time: deadline, ns;
+ * from a read's dispatch, the dispatch time.
+ */
 
 /* One queue: a class and a direction. */
 struct smartio_queue {
 	struct list_head fifo;		/* by arrival, for deadlines */
 	struct rb_root sort;		/* by sector, for front merges */
-};
-
-/* Latency samples of one profile window. */
-struct smartio_window {
-	u64 start_ns;
-	u64 alone_sum_ns;
-	u64 mixed_sum_ns;
-	u32 alone_n;
-	u32 mixed_n;
 };
 
 /* Counters, under smartio_data.lock; see <linux/smartio.h>. */
@@ -209,7 +200,7 @@ struct smartio_counters {
 	u64 requeued;
 	u64 write_held;
 	u64 adjusts;
-	u64 probes;
+	u64 windows;
 	u64 dispatch_empty;
 	u64 queue_kicks;
 	u64 idle_guard;
@@ -248,33 +239,35 @@ struct smartio_data {
 	u64 last_fg_ns;			/* its insertion or completion */
 	bool bg_held;			/* the last pick held another read */
 
-	/* write throttle, now */
-	unsigned int write_cap_now;
-	u64 write_hold_ns;
+	/* writes */
 	u64 last_write_ns;		/* dispatch of the last write */
-	unsigned int last_write_bytes;	/* and its size */
 	u64 last_write_done_ns;		/* completion of the last write */
 	u64 last_read_ns;		/* insert or completion of a read */
+	struct smartio_bucket bucket;	/* at the rate, while reads are active */
+	struct smartio_bucket floor;	/* at the floor, for writes past due */
 
-	/* profiler */
-	struct smartio_window win;
-	u64 alone_ns;			/* read latency alone, 0: unknown */
-	u64 alone_at_ns;		/* when alone_ns was last measured */
-	u64 mixed_ns;			/* read latency beside writes */
-	unsigned int slowdown_pct;	/* 0: unknown */
-	bool probing;			/* writes held to measure reads alone */
-	u64 probe_end_ns;		/* until then; 0: until writes drain */
+	/* the controller (smartio_ctl.h) */
+	struct smartio_ctl ctl;
+	struct smartio_lat_hist win;	/* read latencies of this window */
+	struct smartio_lat_hist alone;	/* of reads with no write around */
+	u64 win_start_ns;
+	u64 win_write_bytes;		/* writes dispatched in the window */
+	u64 read_head_ns;		/* dispatch of the last read */
+	u64 read_pct_ns;		/* the last window's percentile, 0: none */
+	u64 baseline_ns;		/* of reads alone, 0: none seen yet */
+	u64 fastest_ns;			/* lowest window p10, 0: none yet */
+	u64 target_ns;			/* the last window's target */
 	struct smartio_counters stats;
 
 	/* tunables (sysfs); read without the lock */
 	unsigned int expire_ms[SMARTIO_NR_DIRS];
 	unsigned int write_cap;
-	unsigned int write_hold_us;
-	unsigned int profiler;
+	unsigned int controller;
 	unsigned int target_pct;
+	unsigned int read_lat_target_us;	/* 0: target_pct of alone */
+	unsigned int write_rate_kbps;	/* the rate off, its ceiling on */
+	unsigned int write_budget_kb;	/* per write_expire_ms: the floor */
 	unsigned int window_ms;
-	unsigned int probe_ms;
-	unsigned int probe_interval_ms;
 	unsigned int read_idle_us;
 	unsigned int write_merge_kb;	/* 0: no limit */
 	unsigned int idle_grace_ms;
@@ -373,205 +366,189 @@ static void smartio_remove_request(struct smartio_data *sd,
 		q->last_merge = NULL;
 }
 
-/* --- Profiler ------------------------------------------------------------ */
+/* --- Controller ---------------------------------------------------------- */
+
+/* Reads are active: one in flight, or one seen within read_idle_us. */
+static bool smartio_reads_active(struct smartio_data *sd, u64 now)
+{
+	u64 last = READ_ONCE(sd->last_read_ns);
+
+	if (READ_ONCE(sd->inflight[SMARTIO_READ]))
+		return true;
+	return last && now - last < (u64)READ_ONCE(sd->read_idle_us) *
+				    NSEC_PER_USEC;
+}
+
+/* The floor: write_budget_kb per write_expire_ms, bytes/s (> 0). */
+static u64 smartio_floor_rate(struct smartio_data *sd)
+{
+	u64 budget = (u64)READ_ONCE(sd->write_budget_kb) * SZ_1K;
+
+	return max(1ULL, div_u64(budget * MSEC_PER_SEC,
+				 READ_ONCE(sd->expire_ms[SMARTIO_WRITE])));
+}
+
+/* write_rate_kbps in bytes/s; 0 when it is 0 (no limit). */
+static u64 smartio_rate_tunable(struct smartio_data *sd)
+{
+	return (u64)READ_ONCE(sd->write_rate_kbps) * SZ_1K;
+}
 
 /*
- * How long after the last write completion a read counts as alone: a third
- * of a probe, enough for a throttled device to refill (null_blk: 20 ms).
+ * The rate writes go at beside active reads, bytes/s: the controller's
+ * (never below the floor), or write_rate_kbps with the controller off;
+ * 0: no limit. Past-due writes may add up to the floor on top
+ * (smartio_floor_ready()).
  */
-static u64 smartio_settle_ns(struct smartio_data *sd)
+static u64 smartio_write_rate(struct smartio_data *sd)
 {
-	return (u64)READ_ONCE(sd->probe_ms) * NSEC_PER_MSEC / 3;
+	if (READ_ONCE(sd->controller))
+		return max(sd->ctl.rate, smartio_floor_rate(sd));
+	return smartio_rate_tunable(sd);
 }
 
-static void smartio_trace_adjust(struct smartio_data *sd, unsigned int what)
+static u64 smartio_burst(u64 rate)
 {
-	trace_smartio_adjust(sd->dev, what, sd->slowdown_pct,
-			     sd->write_cap_now,
-			     (unsigned int)div_u64(sd->write_hold_ns,
-						   NSEC_PER_USEC));
+	return div_u64(rate, SMARTIO_BURST_DIV);
 }
 
 /*
- * Reads too slow beside writes: fewer writes in flight, then a longer hold;
- * far too slow (@hard), one write at a time and twice the hold at once.
+ * The latency target of the window, ns: read_lat_target_us, else
+ * target_slowdown_pct of the baseline, else of the fastest windows seen;
+ * 0 when there is nothing to go by yet.
  */
-static void smartio_tighten(struct smartio_data *sd, bool hard)
+static u64 smartio_target(struct smartio_data *sd)
 {
-	u64 max_ns = (u64)READ_ONCE(sd->write_hold_us) * NSEC_PER_USEC;
+	u64 fixed = (u64)READ_ONCE(sd->read_lat_target_us) * NSEC_PER_USEC;
+	u64 base = sd->baseline_ns ?: sd->fastest_ns;
 
-	if (hard && (sd->write_cap_now > 1 || sd->write_hold_ns < max_ns)) {
-		sd->write_cap_now = 1;
-		sd->write_hold_ns = min(max_ns, max(sd->write_hold_ns * 2,
-						    4 * SMARTIO_HOLD_STEP_NS));
-	} else if (sd->write_cap_now > 1) {
-		sd->write_cap_now /= 2;
-	} else if (sd->write_hold_ns < max_ns) {
-		sd->write_hold_ns = min(max_ns, sd->write_hold_ns * 3 / 2 +
-					SMARTIO_HOLD_STEP_NS);
-	} else {
-		return;
-	}
-	sd->stats.adjusts++;
-	smartio_trace_adjust(sd, SMARTIO_ADJ_TIGHTEN);
+	if (fixed)
+		return fixed;
+	return div_u64(base * READ_ONCE(sd->target_pct), 100);
 }
 
-/* Reads well under target: a shorter hold, then more writes in flight. */
-static void smartio_relax(struct smartio_data *sd)
+static void smartio_trace_control(struct smartio_data *sd)
 {
-	if (sd->write_hold_ns) {
-		sd->write_hold_ns = sd->write_hold_ns * 3 / 4;
-		if (sd->write_hold_ns < SMARTIO_HOLD_STEP_NS)
-			sd->write_hold_ns = 0;
-	} else if (sd->write_cap_now < READ_ONCE(sd->write_cap)) {
-		sd->write_cap_now++;
-	} else {
-		return;
-	}
-	sd->stats.adjusts++;
-	smartio_trace_adjust(sd, SMARTIO_ADJ_RELAX);
+	trace_smartio_control(sd->dev, div_u64(sd->read_pct_ns, NSEC_PER_USEC),
+			      div_u64(sd->target_ns, NSEC_PER_USEC),
+			      div_u64(sd->baseline_ns, NSEC_PER_USEC),
+			      div_u64(smartio_write_rate(sd), SZ_1K));
 }
 
-/* End of a profile window: update the latencies and adjust the throttle. */
-static void smartio_profile(struct smartio_data *sd, u64 now)
+/*
+ * End of a window at @now: its read percentile, the baseline, and (the
+ * controller on) the rate for the next window. sd->lock held.
+ */
+static void smartio_window_end(struct smartio_data *sd, u64 now)
 {
-	struct smartio_window *w = &sd->win;
-	u64 probe_every = (u64)READ_ONCE(sd->probe_interval_ms) * NSEC_PER_MSEC;
-	unsigned int target = READ_ONCE(sd->target_pct);
+	u64 ceiling = smartio_rate_tunable(sd) ?: SMARTIO_RATE_MAX;
+	u64 floor = smartio_floor_rate(sd), p10, old_rate;
+	struct smartio_ctl_window w = {
+		.write_bytes = sd->win_write_bytes,
+		.window_ns = max(now - sd->win_start_ns, 1ULL),
+		.floor = floor,
+		.ceiling = max(ceiling, floor),
+	};
 
-	/*
-	 * A kind of sample too few to mean anything stays for the next window:
-	 * reads slowed 100x may give fewer than SMARTIO_MIN_SAMPLES a window,
-	 * and dropping them would leave the throttle where it is.
-	 */
-	if (w->alone_n >= SMARTIO_MIN_SAMPLES) {
-		sd->alone_ns = div_u64(w->alone_sum_ns, w->alone_n);
-		sd->alone_at_ns = now;
-		w->alone_sum_ns = 0;
-		w->alone_n = 0;
+	sd->stats.windows++;
+	sd->read_pct_ns = smartio_lat_pct(&sd->win, SMARTIO_READ_PCT);
+	p10 = smartio_lat_pct(&sd->win, 10);
+	if (p10 && (!sd->fastest_ns || p10 < sd->fastest_ns))
+		sd->fastest_ns = p10;
+	if (sd->alone.n >= SMARTIO_BASELINE_SAMPLES) {
+		u64 b = smartio_lat_pct(&sd->alone, SMARTIO_READ_PCT);
+
+		/*
+		 * Down at once, up by an eighth of the step: a device's read
+		 * latency alone changes rarely, while reads that only looked
+		 * alone (the device still busy with what writes left it) would
+		 * otherwise raise the target, which lets more writes in.
+		 */
+		if (!sd->baseline_ns || b < sd->baseline_ns)
+			sd->baseline_ns = b;
+		else
+			sd->baseline_ns += (b - sd->baseline_ns) / 8;
+		memset(&sd->alone, 0, sizeof(sd->alone));
 	}
-	if (w->mixed_n >= SMARTIO_MIN_SAMPLES) {
-		sd->mixed_ns = div_u64(w->mixed_sum_ns, w->mixed_n);
-		w->mixed_sum_ns = 0;
-		w->mixed_n = 0;
-		if (sd->alone_ns) {
-			sd->slowdown_pct = div64_u64(sd->mixed_ns * 100,
-						     sd->alone_ns);
-			if (READ_ONCE(sd->profiler)) {
-				if (sd->slowdown_pct > target)
-					smartio_tighten(sd, sd->slowdown_pct >
-							    2 * target);
-				else if (sd->slowdown_pct * 100 <
-					 target * SMARTIO_RELAX_PCT)
-					smartio_relax(sd);
-			}
-		}
-		/* No baseline, or an old one: measure reads alone now. */
-		if (READ_ONCE(sd->profiler) && probe_every && !sd->probing &&
-		    (!sd->alone_ns || now - sd->alone_at_ns > probe_every)) {
-			sd->probing = true;
-			sd->probe_end_ns = 0;
-			sd->stats.probes++;
-			smartio_trace_adjust(sd, SMARTIO_ADJ_PROBE);
-		}
+	sd->target_ns = smartio_target(sd);
+	w.read_ns = sd->target_ns ? sd->read_pct_ns : 0;
+	w.target_ns = sd->target_ns;
+	old_rate = smartio_write_rate(sd);
+	if (READ_ONCE(sd->controller) && smartio_ctl_update(&sd->ctl, &w)) {
+		/* the time so far counts at the old rate */
+		if (old_rate)
+			smartio_bucket_sync(&sd->bucket, old_rate,
+					    smartio_burst(old_rate), now);
+		sd->stats.adjusts++;
 	}
-	w->start_ns = now;
+	smartio_trace_control(sd);
+	memset(&sd->win, 0, sizeof(sd->win));
+	sd->win_write_bytes = 0;
+	sd->win_start_ns = now;
 }
 
-/* A read completed: one latency sample. */
+/* A read completed at @now: one latency sample. sd->lock held. */
 static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 			      unsigned long flags, u64 now)
 {
 	u64 lat = now - smartio_rq_inserted_ns(rq);
 
 	sd->last_read_ns = now;
-	if (flags & SMARTIO_RQ_ALONE) {
-		sd->win.alone_sum_ns += lat;
-		sd->win.alone_n++;
-	} else if (flags & SMARTIO_RQ_MIXED) {
-		sd->win.mixed_sum_ns += lat;
-		sd->win.mixed_n++;
-	}
-	if (now - sd->win.start_ns >=
+	smartio_lat_add(&sd->win, lat);
+	/* alone at dispatch, and no write went while it was on the device */
+	if ((flags & SMARTIO_RQ_ALONE) && sd->last_write_ns < rq->fifo_time)
+		smartio_lat_add(&sd->alone, lat);
+	if (now - sd->win_start_ns >=
 	    (u64)READ_ONCE(sd->window_ms) * NSEC_PER_MSEC)
-		smartio_profile(sd, now);
+		smartio_window_end(sd, now);
 }
 
 /* --- Dispatch ------------------------------------------------------------ */
 
-/*
- * No read in flight and none for SMARTIO_READ_GONE_MULT x read_idle_us:
- * writes have the disk.
- */
-static bool smartio_reads_gone(struct smartio_data *sd, u64 now)
+/* When the rate lets the next write go (now or earlier: it may). */
+static u64 smartio_bucket_ready(struct smartio_data *sd, u64 now)
 {
-	u64 last = READ_ONCE(sd->last_read_ns);
+	u64 rate = smartio_write_rate(sd);
 
-	if (READ_ONCE(sd->inflight[SMARTIO_READ]))
-		return false;
-	return !last || now - last >= SMARTIO_READ_GONE_MULT *
-		(u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
-}
-
-/* Time after which the probe lets writes go; 0: no probe. */
-static u64 smartio_probe_ready(struct smartio_data *sd, u64 now)
-{
-	if (!sd->probing)
-		return 0;
-	/* Writes drain, the device settles, then reads run alone. */
-	if (sd->inflight[SMARTIO_WRITE])
-		return SMARTIO_NEVER;
-	if (!sd->probe_end_ns)
-		sd->probe_end_ns = max(now, sd->last_write_done_ns +
-				       smartio_settle_ns(sd)) +
-				   (u64)READ_ONCE(sd->probe_ms) * NSEC_PER_MSEC;
-	if (now < sd->probe_end_ns)
-		return sd->probe_end_ns;
-	sd->probing = false;
-	return 0;
+	if (!rate)
+		return now;
+	return smartio_bucket_ready_ns(&sd->bucket, rate, now);
 }
 
 /*
- * The hold after a write, per write_merge_kb of it: plugging merges a
- * writer's bios before any elevator hook is asked (plug merges do not call
- * allow_merge), and a hold per request would let 1 MiB requests through as
- * often as 128 KiB ones.
- */
-static u64 smartio_hold_after(struct smartio_data *sd)
-{
-	u64 unit = (u64)READ_ONCE(sd->write_merge_kb) * SZ_1K;
-
-	if (!unit || sd->last_write_bytes <= unit)
-		return sd->write_hold_ns;
-	return div64_u64(sd->write_hold_ns * sd->last_write_bytes, unit);
-}
-
-/*
- * When the next write may go (smartio_write_ready_ns(), the probe first);
- * *@alone: whether reads are paused or gone now.
+ * When the next write may go beside reads (smartio_write_ready_ns());
+ * *@alone: whether reads are inactive now.
  */
 static u64 smartio_write_ready(struct smartio_data *sd, u64 now, bool *alone)
 {
-	u64 idle_ns = (u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC;
 	struct smartio_write_state st = {
 		.now = now,
 		.reads_inflight = sd->inflight[SMARTIO_READ],
 		.writes_inflight = sd->inflight[SMARTIO_WRITE],
 		.last_read_ns = sd->last_read_ns,
-		.read_idle_ns = idle_ns,
-		.read_gone_ns = SMARTIO_READ_GONE_MULT * idle_ns,
-		.cap_now = sd->write_cap_now,
+		.read_idle_ns = (u64)READ_ONCE(sd->read_idle_us) *
+				NSEC_PER_USEC,
 		.cap = READ_ONCE(sd->write_cap),
-		.last_write_ns = sd->last_write_ns,
-		.hold_ns = smartio_hold_after(sd),
+		.bucket_ready_ns = smartio_bucket_ready(sd, now),
 	};
-	u64 probe = smartio_probe_ready(sd, now);
 
-	if (probe > now) {
-		*alone = false;
-		return probe;
-	}
 	return smartio_write_ready_ns(&st, alone);
+}
+
+/* A write of @bytes went at @now: both buckets pay for it. */
+static void smartio_charge_write(struct smartio_data *sd, u64 now,
+				 unsigned int bytes)
+{
+	u64 rate = smartio_write_rate(sd), floor = smartio_floor_rate(sd);
+
+	sd->last_write_ns = now;
+	sd->win_write_bytes += bytes;
+	if (rate)
+		smartio_bucket_charge(&sd->bucket, rate, smartio_burst(rate),
+				      now, bytes);
+	smartio_bucket_charge(&sd->floor, floor,
+			      (u64)READ_ONCE(sd->write_budget_kb) * SZ_1K,
+			      now, bytes);
 }
 
 static struct request *smartio_fifo_first(struct smartio_data *sd,
@@ -605,17 +582,41 @@ static u64 smartio_bg_read_ready(struct smartio_data *sd, u64 now)
 }
 
 /*
- * The first expired real-time or best-effort request, oldest class first:
- * writes, then reads. The idle class has its own guard instead.
+ * A write past its deadline may go ahead of reads now: under write_cap and
+ * as the floor allows (write_budget_kb per write_expire_ms, both buckets
+ * charged by every write: the floor lends only what the rate did not give).
+ * Else *@at is lowered to when the floor will let it (a completion frees
+ * a slot under the cap by itself).
  */
-static struct request *smartio_pick_expired(struct smartio_data *sd, u64 now)
+static bool smartio_floor_ready(struct smartio_data *sd, u64 now, u64 *at)
+{
+	u64 floor = smartio_floor_rate(sd), t;
+
+	if (sd->inflight[SMARTIO_WRITE] >= READ_ONCE(sd->write_cap))
+		return false;
+	t = smartio_bucket_ready_ns(&sd->floor, floor, now);
+	if (t <= now)
+		return true;
+	*at = min(*at, t);
+	return false;
+}
+
+/*
+ * The first real-time or best-effort request past its deadline, oldest
+ * class first: writes (as the floor allows, smartio_floor_ready()), then
+ * reads. *@ready_ns: lowered to when a past-due write may go by the floor.
+ * The idle class has its own guard instead.
+ */
+static struct request *smartio_pick_expired(struct smartio_data *sd, u64 now,
+					    u64 *ready_ns)
 {
 	struct request *rq;
 	unsigned int c;
 
 	for (c = 0; c < SMARTIO_IDLE; c++) {
 		rq = smartio_fifo_first(sd, c, SMARTIO_WRITE);
-		if (rq && now >= rq->fifo_time)
+		if (rq && now >= rq->fifo_time &&
+		    smartio_floor_ready(sd, now, ready_ns))
 			return rq;
 		rq = smartio_fg_first(sd, c);
 		if (rq && now >= rq->fifo_time)
@@ -686,7 +687,7 @@ static struct request *smartio_pick(struct smartio_data *sd, u64 now,
 		*why = SMARTIO_WHY_HEAD;
 		return rq;
 	}
-	rq = smartio_pick_expired(sd, now);
+	rq = smartio_pick_expired(sd, now, ready_ns);
 	if (rq) {
 		*why = SMARTIO_WHY_EXPIRED;
 		return rq;
@@ -717,8 +718,14 @@ static struct request *smartio_pick(struct smartio_data *sd, u64 now,
 		}
 		if (rq) {
 			sd->stats.write_held++;
-			/* held by the gate until it opens or the deadline */
-			*ready_ns = min3(*ready_ns, write_at, rq->fifo_time);
+			/*
+			 * Held by the gate until it opens or the deadline; one
+			 * past it waits for the floor (smartio_pick_expired()
+			 * set that time) or for a completion under the cap.
+			 */
+			*ready_ns = min(*ready_ns, write_at);
+			if (rq->fifo_time > now)
+				*ready_ns = min(*ready_ns, rq->fifo_time);
 		}
 	}
 
@@ -748,14 +755,21 @@ static void smartio_start_request(struct smartio_data *sd,
 
 	smartio_remove_request(sd, rq);
 	if (d == SMARTIO_WRITE) {
-		sd->last_write_ns = now;
-		sd->last_write_bytes = blk_rq_bytes(rq);
-	} else if (!sd->inflight[SMARTIO_WRITE] &&
-		   now - sd->last_write_done_ns >= smartio_settle_ns(sd)) {
-		/* No write on the device for long enough: a read alone. */
-		flags |= SMARTIO_RQ_ALONE;
+		smartio_charge_write(sd, now, blk_rq_bytes(rq));
 	} else {
-		flags |= SMARTIO_RQ_MIXED;
+		/*
+		 * The read's latency starts at the head of the reads: its
+		 * insertion, or the dispatch of the read before it.
+		 */
+		rq->elv.priv[1] = (void *)(uintptr_t)
+			max(smartio_rq_inserted_ns(rq), sd->read_head_ns);
+		sd->read_head_ns = now;
+		rq->fifo_time = now;
+		/* no write on the device, none done within read_idle_us */
+		if (!sd->inflight[SMARTIO_WRITE] &&
+		    now - sd->last_write_done_ns >=
+		    (u64)READ_ONCE(sd->read_idle_us) * NSEC_PER_USEC)
+			flags |= SMARTIO_RQ_ALONE;
 	}
 	if (c == SMARTIO_IDLE) {
 		flags |= SMARTIO_RQ_IDLE;
@@ -774,7 +788,8 @@ static void smartio_start_request(struct smartio_data *sd,
 	rq->rq_flags |= RQF_STARTED;
 	trace_smartio_dispatch(sd->dev, c, d == SMARTIO_WRITE, why,
 			       blk_rq_pos(rq), blk_rq_bytes(rq),
-			       sd->inflight[SMARTIO_WRITE], sd->write_cap_now);
+			       sd->inflight[SMARTIO_WRITE],
+			       div_u64(smartio_write_rate(sd), SZ_1K));
 }
 
 /*
@@ -884,8 +899,7 @@ static void smartio_insert_request(struct smartio_data *sd,
 		rq->elv.priv[1] = (void *)(uintptr_t)now;
 		flags |= SMARTIO_RQ_QUEUED;
 	}
-	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_ALONE | SMARTIO_RQ_MIXED |
-					   SMARTIO_RQ_IDLE));
+	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_ALONE | SMARTIO_RQ_IDLE));
 	if (d == SMARTIO_READ)
 		sd->last_read_ns = now;
 	if (smartio_rq_fg(rq))
@@ -895,7 +909,7 @@ static void smartio_insert_request(struct smartio_data *sd,
 
 	/* Beside reads, no request-to-request merge of writes (see allow_merge). */
 	if (!(d == SMARTIO_WRITE && READ_ONCE(sd->write_merge_kb) &&
-	      !smartio_reads_gone(sd, now)) &&
+	      smartio_reads_active(sd, now)) &&
 	    blk_mq_sched_try_insert_merge(q, rq, free))
 		return;
 
@@ -943,8 +957,8 @@ static void smartio_insert_requests(struct blk_mq_hw_ctx *hctx,
 /*
  * An elevator bio merge: beside reads, a write request grows to
  * write_merge_kb at most. Insert merges of writes are skipped then
- * (smartio_insert_request); plug merges do not ask any elevator, and
- * smartio_hold_after() charges their size instead. Called without sd->lock:
+ * (smartio_insert_request); plug merges do not ask any elevator, and the
+ * token bucket charges their whole size instead. Called without sd->lock:
  * last_read_ns may be a little stale, which only moves the limit's start by
  * one request.
  */
@@ -955,7 +969,7 @@ static bool smartio_allow_merge(struct request_queue *q, struct request *rq,
 	u64 max_bytes = (u64)READ_ONCE(sd->write_merge_kb) * SZ_1K;
 
 	if (!max_bytes || !op_is_write(req_op(rq)) ||
-	    smartio_reads_gone(sd, ktime_get_ns()))
+	    !smartio_reads_active(sd, ktime_get_ns()))
 		return true;
 	return (u64)blk_rq_bytes(rq) + bio->bi_iter.bi_size <= max_bytes;
 }
@@ -1063,8 +1077,8 @@ static u64 smartio_quiet_from(struct smartio_data *sd, u64 now)
 /*
  * Completion (or a requeue): the request leaves the device. A write, an
  * idle-class request or (while reads of other apps are held) another app's
- * read frees a slot a held request may wait for, a profile
- * window may change the throttle: run the queue if something is held. A
+ * read frees a slot a held request may wait for, a window's end may change
+ * the write rate: run the queue if something is held. A
  * read or another class's completion only moves the moment a gate waiting
  * for quiet opens (smartio_quiet_from()): the kick timer, no queue run.
  */
@@ -1082,7 +1096,7 @@ static void smartio_done(struct request *rq, bool requeue)
 	d = smartio_rq_dir(rq);
 	now = ktime_get_ns();
 	spin_lock_irqsave(&sd->lock, irqflags);
-	adjusts = sd->stats.adjusts + sd->stats.probes;
+	adjusts = sd->stats.adjusts;
 	sd->inflight[d]--;
 	if (flags & SMARTIO_RQ_IDLE)
 		sd->idle_inflight--;
@@ -1094,7 +1108,6 @@ static void smartio_done(struct request *rq, bool requeue)
 	}
 	smartio_rq_set_flags(rq, flags & ~(SMARTIO_RQ_INFLIGHT |
 					   SMARTIO_RQ_ALONE |
-					   SMARTIO_RQ_MIXED |
 					   SMARTIO_RQ_IDLE));
 	if (requeue)
 		sd->stats.requeued++;
@@ -1104,7 +1117,7 @@ static void smartio_done(struct request *rq, bool requeue)
 		sd->last_write_done_ns = now;
 	if (requeue || d == SMARTIO_WRITE || (flags & SMARTIO_RQ_IDLE) ||
 	    (sd->bg_held && !smartio_rq_fg(rq)) ||
-	    adjusts != sd->stats.adjusts + sd->stats.probes)
+	    adjusts != sd->stats.adjusts)
 		kick = smartio_unhold(sd);
 	else if (sd->nr_queued && sd->ready_ns > now)
 		smartio_hold_until(sd, min(sd->ready_ns,
@@ -1190,19 +1203,17 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	for (d = 0; d < SMARTIO_NR_DIRS; d++)
 		sd->expire_ms[d] = smartio_expire_ms[d];
 	sd->write_cap = SMARTIO_WRITE_CAP;
-	sd->write_cap_now = SMARTIO_WRITE_CAP;
-	sd->write_hold_us = SMARTIO_HOLD_MAX_US;
-	sd->profiler = 1;
+	sd->controller = 1;
 	sd->target_pct = SMARTIO_TARGET_PCT;
+	sd->write_budget_kb = SMARTIO_WRITE_BUDGET_KB;
 	sd->window_ms = SMARTIO_WINDOW_MS;
-	sd->probe_ms = SMARTIO_PROBE_MS;
-	sd->probe_interval_ms = SMARTIO_PROBE_INTERVAL_MS;
+	sd->ctl.rate = SMARTIO_RATE_MAX;
 	sd->read_idle_us = SMARTIO_READ_IDLE_US;
 	sd->write_merge_kb = SMARTIO_WRITE_MERGE_KB;
 	sd->idle_grace_ms = SMARTIO_IDLE_GRACE_MS;
 	sd->idle_expire_ms = SMARTIO_IDLE_EXPIRE_MS;
 	sd->bg_read_cap = SMARTIO_BG_READ_CAP;
-	sd->win.start_ns = ktime_get_ns();
+	sd->win_start_ns = ktime_get_ns();
 	hrtimer_init(&sd->kick, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	sd->kick.function = smartio_kick;
 
@@ -1241,7 +1252,7 @@ static void smartio_exit_sched(struct elevator_queue *e)
 /* --- Counters ------------------------------------------------------------ */
 
 #define SMARTIO_NR_STATS \
-	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 21)
+	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 20)
 
 /* Counter names; "dispatched_rt_read"... are built from the tables. */
 static char smartio_stat_names[3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS]
@@ -1268,19 +1279,17 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	unsigned int k, c, d, n = 0;
 	struct smartio_counters cnt;
 	unsigned long irqflags;
-	unsigned int inflight[SMARTIO_NR_DIRS], cap, slowdown, idle_inflight;
-	unsigned int fg_inflight;
-	u64 hold, alone, mixed;
+	unsigned int inflight[SMARTIO_NR_DIRS], idle_inflight, fg_inflight;
+	u64 rate, pct, target, baseline;
 
 	spin_lock_irqsave(&sd->lock, irqflags);
 	cnt = sd->stats;
 	inflight[SMARTIO_READ] = sd->inflight[SMARTIO_READ];
 	inflight[SMARTIO_WRITE] = sd->inflight[SMARTIO_WRITE];
-	cap = sd->write_cap_now;
-	hold = sd->write_hold_ns;
-	alone = sd->alone_ns;
-	mixed = sd->mixed_ns;
-	slowdown = sd->slowdown_pct;
+	rate = smartio_write_rate(sd);
+	pct = sd->read_pct_ns;
+	target = sd->target_ns;
+	baseline = sd->baseline_ns;
 	idle_inflight = sd->idle_inflight;
 	fg_inflight = sd->fg_inflight;
 	spin_unlock_irqrestore(&sd->lock, irqflags);
@@ -1300,14 +1309,16 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	st[n++] = (struct mobio_stat){ "inserted", cnt.inserted };
 	st[n++] = (struct mobio_stat){ "requeued", cnt.requeued };
 	st[n++] = (struct mobio_stat){ "write_held", cnt.write_held };
-	st[n++] = (struct mobio_stat){ "write_cap", cap };
-	st[n++] = (struct mobio_stat){ "write_hold_us",
-				       div_u64(hold, NSEC_PER_USEC) };
-	st[n++] = (struct mobio_stat){ "read_alone_ns", alone };
-	st[n++] = (struct mobio_stat){ "read_mixed_ns", mixed };
-	st[n++] = (struct mobio_stat){ "read_slowdown_pct", slowdown };
-	st[n++] = (struct mobio_stat){ "profiler_adjusts", cnt.adjusts };
-	st[n++] = (struct mobio_stat){ "profiler_probes", cnt.probes };
+	st[n++] = (struct mobio_stat){ "write_rate_kbps",
+				       div_u64(rate, SZ_1K) };
+	st[n++] = (struct mobio_stat){ "read_p90_us",
+				       div_u64(pct, NSEC_PER_USEC) };
+	st[n++] = (struct mobio_stat){ "read_target_us",
+				       div_u64(target, NSEC_PER_USEC) };
+	st[n++] = (struct mobio_stat){ "read_baseline_us",
+				       div_u64(baseline, NSEC_PER_USEC) };
+	st[n++] = (struct mobio_stat){ "controller_adjusts", cnt.adjusts };
+	st[n++] = (struct mobio_stat){ "controller_windows", cnt.windows };
 	st[n++] = (struct mobio_stat){ "reads_inflight",
 				       inflight[SMARTIO_READ] };
 	st[n++] = (struct mobio_stat){ "writes_inflight",
@@ -1422,19 +1433,21 @@ static unsigned int *smartio_tunable_ptr(struct elevator_queue *e,
 }
 
 /*
- * write_cap, write_hold_us and profiler reset the throttle: with the
- * profiler off it is exactly (write_cap, write_hold_us); with it on, those
- * are its ceilings and it starts again from (write_cap, no hold).
+ * controller, write_rate_kbps, write_budget_kb and write_expire_ms reset
+ * the write rate: with the controller off it is write_rate_kbps; with it
+ * on, write_rate_kbps (0: none) is the ceiling it starts again from. The
+ * buckets start full at the new rates.
  */
 static void smartio_reset_throttle(struct smartio_data *sd)
 {
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&sd->lock, irqflags);
-	sd->write_cap_now = READ_ONCE(sd->write_cap);
-	sd->write_hold_ns = READ_ONCE(sd->profiler) ? 0 :
-			    (u64)READ_ONCE(sd->write_hold_us) * NSEC_PER_USEC;
-	sd->probing = false;
+	sd->ctl = (struct smartio_ctl){
+		.rate = smartio_rate_tunable(sd) ?: SMARTIO_RATE_MAX,
+	};
+	sd->bucket = (struct smartio_bucket){ };
+	sd->floor = (struct smartio_bucket){ };
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 }
 
@@ -1496,14 +1509,14 @@ static ssize_t smartio_##name##_store(struct elevator_queue *e,	\
 }
 
 SMARTIO_TUNABLE(read_expire_ms, expire_ms[SMARTIO_READ], 1, 60000, false)
-SMARTIO_TUNABLE(write_expire_ms, expire_ms[SMARTIO_WRITE], 1, 60000, false)
-SMARTIO_TUNABLE(write_cap, write_cap, 1, 4096, true)
-SMARTIO_TUNABLE(write_hold_us, write_hold_us, 0, 1000000, true)
-SMARTIO_TUNABLE(profiler, profiler, 0, 1, true)
+SMARTIO_TUNABLE(write_expire_ms, expire_ms[SMARTIO_WRITE], 1, 60000, true)
+SMARTIO_TUNABLE(write_cap, write_cap, 1, 4096, false)
+SMARTIO_TUNABLE(controller, controller, 0, 1, true)
 SMARTIO_TUNABLE(target_slowdown_pct, target_pct, 100, 100000, false)
+SMARTIO_TUNABLE(read_lat_target_us, read_lat_target_us, 0, 60000000, false)
+SMARTIO_TUNABLE(write_rate_kbps, write_rate_kbps, 0, 64 << 20, true)
+SMARTIO_TUNABLE(write_budget_kb, write_budget_kb, 4, 1048576, true)
 SMARTIO_TUNABLE(window_ms, window_ms, 1, 60000, false)
-SMARTIO_TUNABLE(probe_ms, probe_ms, 1, 60000, false)
-SMARTIO_TUNABLE(probe_interval_ms, probe_interval_ms, 0, 3600000, false)
 SMARTIO_TUNABLE(read_idle_us, read_idle_us, 0, 1000000, false)
 SMARTIO_TUNABLE(write_merge_kb, write_merge_kb, 0, 1048576, false)
 SMARTIO_TUNABLE(idle_grace_ms, idle_grace_ms, 0, 60000, false)
@@ -1565,12 +1578,12 @@ static struct elv_fs_entry smartio_attrs[] = {
 	SMARTIO_FS_ENTRY(read_expire_ms),
 	SMARTIO_FS_ENTRY(write_expire_ms),
 	SMARTIO_FS_ENTRY(write_cap),
-	SMARTIO_FS_ENTRY(write_hold_us),
-	SMARTIO_FS_ENTRY(profiler),
+	SMARTIO_FS_ENTRY(controller),
 	SMARTIO_FS_ENTRY(target_slowdown_pct),
+	SMARTIO_FS_ENTRY(read_lat_target_us),
+	SMARTIO_FS_ENTRY(write_rate_kbps),
+	SMARTIO_FS_ENTRY(write_budget_kb),
 	SMARTIO_FS_ENTRY(window_ms),
-	SMARTIO_FS_ENTRY(probe_ms),
-	SMARTIO_FS_ENTRY(probe_interval_ms),
 	SMARTIO_FS_ENTRY(read_idle_us),
 	SMARTIO_FS_ENTRY(write_merge_kb),
 	SMARTIO_FS_ENTRY(idle_grace_ms),
@@ -1639,5 +1652,5 @@ static void __exit smartio_exit(void)
 module_init(smartio_init);
 module_exit(smartio_exit);
 
-MODULE_DESCRIPTION("SmartIO I/O scheduler: reads first, writes throttled by a concurrency profiler");
+MODULE_DESCRIPTION("SmartIO I/O scheduler: reads first, writes at a rate set by a read-latency controller");
 MODULE_LICENSE("GPL");

@@ -29,17 +29,15 @@
 #define SMARTIO_NEVER		U64_MAX
 
 /**
- * struct smartio_write_state - what the write throttle looks at
+ * struct smartio_write_state - what the write gate looks at
  * @now: the time of the decision, ns
  * @reads_inflight: reads on the device
  * @writes_inflight: writes on the device
  * @last_read_ns: insertion or completion of the last read, 0: none yet
  * @read_idle_ns: reads count as active this long after @last_read_ns
- * @read_gone_ns: and as gone this long after it (>= @read_idle_ns)
- * @cap_now: writes in flight allowed beside active or paused reads
- * @cap: writes in flight allowed once reads are gone
- * @last_write_ns: dispatch of the last write, 0: none yet
- * @hold_ns: the gap after the last write while reads are active
+ * @cap: writes in flight allowed
+ * @bucket_ready_ns: when the write rate lets the next write go
+ *	(smartio_bucket_ready_ns() of smartio_ctl.h)
  */
 struct smartio_write_state {
 	u64 now;
@@ -47,11 +45,8 @@ struct smartio_write_state {
 	unsigned int writes_inflight;
 	u64 last_read_ns;
 	u64 read_idle_ns;
-	u64 read_gone_ns;
-	unsigned int cap_now;
 	unsigned int cap;
-	u64 last_write_ns;
-	u64 hold_ns;
+	u64 bucket_ready_ns;
 };
 
 /* Reads quiet for @after since the last one (none in flight), from when. */
@@ -67,13 +62,14 @@ static inline u64 smartio_reads_quiet_at(const struct smartio_write_state *s,
 
 /**
  * smartio_write_ready_ns() - when the next write may go
- * @s: the throttle's state
- * @alone: set to whether reads are paused or gone at @s->now
+ * @s: the gate's state
+ * @alone: set to whether reads are inactive at @s->now
  *
- * Reads active (one in flight, or seen within read_idle_ns): at most
- * cap_now writes in flight, and hold_ns after the last write. Reads paused:
- * no hold, cap_now. Reads gone: cap. A write blocked only by time is ready
- * at the earliest of the hold's end and the moment reads pause or go.
+ * Reads are active while one is in flight and for read_idle_ns after the
+ * last one was inserted or completed: the one rule for "reads are around".
+ * Then a write waits for the write rate (the token bucket); otherwise only
+ * for a free slot under cap. A write blocked only by the rate is ready at
+ * the earlier of the rate's time and the moment reads go inactive.
  *
  * Context: any; pure.
  * Return: a time <= @s->now (go now), a later time, or SMARTIO_NEVER (a
@@ -82,24 +78,14 @@ static inline u64 smartio_reads_quiet_at(const struct smartio_write_state *s,
 static inline u64 smartio_write_ready_ns(const struct smartio_write_state *s,
 					 bool *alone)
 {
-	u64 paused_at = smartio_reads_quiet_at(s, s->read_idle_ns);
-	u64 gone_at = smartio_reads_quiet_at(s, s->read_gone_ns);
-	u64 hold_end;
+	u64 quiet_at = smartio_reads_quiet_at(s, s->read_idle_ns);
 
-	*alone = s->now >= paused_at;
-	if (s->now >= gone_at)
-		return s->writes_inflight < s->cap ? s->now : SMARTIO_NEVER;
-	if (*alone) {
-		if (s->writes_inflight < s->cap_now)
-			return s->now;
-		return s->writes_inflight < s->cap ? gone_at : SMARTIO_NEVER;
-	}
-	if (s->writes_inflight >= s->cap_now)
-		return s->writes_inflight < s->cap ? gone_at : SMARTIO_NEVER;
-	hold_end = s->last_write_ns ? s->last_write_ns + s->hold_ns : 0;
-	if (s->now >= hold_end)
+	*alone = s->now >= quiet_at;
+	if (s->writes_inflight >= s->cap)
+		return SMARTIO_NEVER;
+	if (*alone || s->bucket_ready_ns <= s->now)
 		return s->now;
-	return min(hold_end, paused_at);
+	return min(s->bucket_ready_ns, quiet_at);
 }
 
 /**

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * SmartIO tracepoints: why each request left the scheduler, and each change
- * the concurrency profiler made.
+ * SmartIO tracepoints: why each request left the scheduler, and what the
+ * controller saw and chose at the end of each window.
  *
  *	echo 1 > /sys/kernel/tracing/events/smartio/enable
  */
@@ -26,9 +26,6 @@ TRACE_DEFINE_ENUM(SMARTIO_WHY_WRITE_ALONE);
 TRACE_DEFINE_ENUM(SMARTIO_WHY_FG_READ);
 TRACE_DEFINE_ENUM(SMARTIO_WHY_IDLE);
 TRACE_DEFINE_ENUM(SMARTIO_WHY_IDLE_GUARD);
-TRACE_DEFINE_ENUM(SMARTIO_ADJ_TIGHTEN);
-TRACE_DEFINE_ENUM(SMARTIO_ADJ_RELAX);
-TRACE_DEFINE_ENUM(SMARTIO_ADJ_PROBE);
 
 #define smartio_show_class(c)						\
 	__print_symbolic(c, { SMARTIO_RT, "rt" }, { SMARTIO_BE, "be" },	\
@@ -42,17 +39,14 @@ TRACE_DEFINE_ENUM(SMARTIO_ADJ_PROBE);
 			 { SMARTIO_WHY_WRITE_ALONE, "write-alone" },	\
 			 { SMARTIO_WHY_IDLE, "idle-quiet" },		\
 			 { SMARTIO_WHY_IDLE_GUARD, "idle-guard" })
-#define smartio_show_adjust(a)						\
-	__print_symbolic(a, { SMARTIO_ADJ_TIGHTEN, "tighten" },	\
-			 { SMARTIO_ADJ_RELAX, "relax" },		\
-			 { SMARTIO_ADJ_PROBE, "probe" })
 
 TRACE_EVENT(smartio_dispatch,
 	    TP_PROTO(dev_t dev, unsigned int class, bool write, unsigned int why,
 		     sector_t sector, unsigned int bytes,
-		     unsigned int writes_inflight, unsigned int write_cap),
+		     unsigned int writes_inflight,
+		     unsigned int write_rate_kbps),
 	    TP_ARGS(dev, class, write, why, sector, bytes, writes_inflight,
-		    write_cap),
+		    write_rate_kbps),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u8, class)
 			     __field(bool, write)
@@ -60,7 +54,7 @@ TRACE_EVENT(smartio_dispatch,
 			     __field(sector_t, sector)
 			     __field(unsigned int, bytes)
 			     __field(unsigned int, writes_inflight)
-			     __field(unsigned int, write_cap)),
+			     __field(unsigned int, write_rate_kbps)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->class = class;
 			   __entry->write = write;
@@ -68,34 +62,34 @@ TRACE_EVENT(smartio_dispatch,
 			   __entry->sector = sector;
 			   __entry->bytes = bytes;
 			   __entry->writes_inflight = writes_inflight;
-			   __entry->write_cap = write_cap;),
-	    TP_printk("%d,%d %s %s %s sector=%llu bytes=%u writes_inflight=%u write_cap=%u",
+			   __entry->write_rate_kbps = write_rate_kbps;),
+	    TP_printk("%d,%d %s %s %s sector=%llu bytes=%u writes_inflight=%u write_rate_kbps=%u",
 		      MAJOR(__entry->dev), MINOR(__entry->dev),
 		      smartio_show_class(__entry->class),
 		      __entry->write ? "write" : "read",
 		      smartio_show_why(__entry->why),
 		      (unsigned long long)__entry->sector, __entry->bytes,
-		      __entry->writes_inflight, __entry->write_cap)
+		      __entry->writes_inflight, __entry->write_rate_kbps)
 );
 
-TRACE_EVENT(smartio_adjust,
-	    TP_PROTO(dev_t dev, unsigned int what, unsigned int slowdown_pct,
-		     unsigned int write_cap, unsigned int write_hold_us),
-	    TP_ARGS(dev, what, slowdown_pct, write_cap, write_hold_us),
+TRACE_EVENT(smartio_control,
+	    TP_PROTO(dev_t dev, u64 read_pct_us, u64 target_us,
+		     u64 baseline_us, u64 write_rate_kbps),
+	    TP_ARGS(dev, read_pct_us, target_us, baseline_us, write_rate_kbps),
 	    TP_STRUCT__entry(__field(dev_t, dev)
-			     __field(u8, what)
-			     __field(unsigned int, slowdown_pct)
-			     __field(unsigned int, write_cap)
-			     __field(unsigned int, write_hold_us)),
+			     __field(u64, read_pct_us)
+			     __field(u64, target_us)
+			     __field(u64, baseline_us)
+			     __field(u64, write_rate_kbps)),
 	    TP_fast_assign(__entry->dev = dev;
-			   __entry->what = what;
-			   __entry->slowdown_pct = slowdown_pct;
-			   __entry->write_cap = write_cap;
-			   __entry->write_hold_us = write_hold_us;),
-	    TP_printk("%d,%d %s read_slowdown=%u%% write_cap=%u write_hold_us=%u",
+			   __entry->read_pct_us = read_pct_us;
+			   __entry->target_us = target_us;
+			   __entry->baseline_us = baseline_us;
+			   __entry->write_rate_kbps = write_rate_kbps;),
+	    TP_printk("%d,%d read_p90_us=%llu target_us=%llu baseline_us=%llu write_rate_kbps=%llu",
 		      MAJOR(__entry->dev), MINOR(__entry->dev),
-		      smartio_show_adjust(__entry->what), __entry->slowdown_pct,
-		      __entry->write_cap, __entry->write_hold_us)
+		      __entry->read_pct_us, __entry->target_us,
+		      __entry->baseline_us, __entry->write_rate_kbps)
 );
 
 #endif /* _SMARTIO_TRACE_H */

@@ -8,13 +8,15 @@
  * The returned time allows the request (a timer set to it does not fire in
  * vain), no earlier time does (a request is never held past it), and
  * SMARTIO_NEVER means no time at all does while nothing else changes.
- * Random states come from a fixed-seed LCG.
+ * Random states come from a fixed-seed LCG; it prints its seed and
+ * SMARTIO_TEST_SEED=<n> replays one.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "smartio_gate.h"
@@ -22,8 +24,11 @@
 #define US	1000ULL		/* ns */
 #define MS	(1000 * US)
 
+/* the default seed of the LCG below */
+#define SMARTIO_GATE_SEED	15ULL
+
 /* 64-bit LCG (Knuth's MMIX constants): the same states on every run */
-static u64 lcg_state = 15;
+static u64 lcg_state = SMARTIO_GATE_SEED;
 
 static u64 lcg_below(u64 n)
 {
@@ -31,16 +36,13 @@ static u64 lcg_below(u64 n)
 	return (lcg_state >> 11) % n;
 }
 
-/* The module's defaults: 2 ms idle, gone at 25 x, cap 16, hold 10 ms. */
+/* The module's defaults: 2 ms idle, cap 16; the bucket lets a write go. */
 static struct smartio_write_state write_state(u64 now)
 {
 	return (struct smartio_write_state){
 		.now = now,
 		.read_idle_ns = 2 * MS,
-		.read_gone_ns = 50 * MS,
-		.cap_now = 1,
 		.cap = 16,
-		.hold_ns = 10 * MS,
 	};
 }
 
@@ -50,6 +52,7 @@ static u64 write_at(struct smartio_write_state s, u64 now, bool *alone)
 	return smartio_write_ready_ns(&s, alone);
 }
 
+/* No read ever: only the cap counts, whatever the bucket says. */
 static void test_write_no_reads_ever(void **unused)
 {
 	struct smartio_write_state s = write_state(1000 * MS);
@@ -57,13 +60,20 @@ static void test_write_no_reads_ever(void **unused)
 
 	(void)unused;
 	s.writes_inflight = 15;
+	s.bucket_ready_ns = 5000 * MS;
 	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
 	assert_true(alone);
+	s.writes_inflight = 0;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
+	/* at the cap: a completion, not a time */
 	s.writes_inflight = 16;
 	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+	assert_true(alone);
+	assert_true(write_at(s, 9000 * MS, &alone) == SMARTIO_NEVER);
 }
 
-static void test_write_hold_while_read_in_flight(void **unused)
+/* A read in flight keeps reads active however old the last one: the bucket. */
+static void test_write_waits_for_bucket_while_read_in_flight(void **unused)
 {
 	struct smartio_write_state s = write_state(1000 * MS);
 	bool alone;
@@ -71,61 +81,95 @@ static void test_write_hold_while_read_in_flight(void **unused)
 	(void)unused;
 	s.reads_inflight = 1;
 	s.last_read_ns = 900 * MS;
-	s.last_write_ns = 995 * MS;
-	/* reads in flight never pause: only the hold's end */
+	s.writes_inflight = 3;
+	s.bucket_ready_ns = 1005 * MS;
 	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1005 * MS);
 	assert_false(alone);
 	assert_int_equal(write_at(s, 1005 * MS - 1, &alone), 1005 * MS);
-	assert_int_equal(write_at(s, 1005 * MS, &alone), 1005 * MS);
-	/* no write yet: no hold */
-	s.last_write_ns = 0;
-	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
-	/* the cap beside reads: a completion, not a time */
-	s.writes_inflight = 1;
-	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
-}
-
-static void test_write_pause_ends_hold_early(void **unused)
-{
-	struct smartio_write_state s = write_state(1000 * MS);
-	bool alone;
-
-	(void)unused;
-	s.last_read_ns = 999 * MS;
-	s.last_write_ns = 999 * MS;
-	/* hold ends at 1009 ms, reads pause at 1001 ms */
-	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1001 * MS);
 	assert_false(alone);
-	assert_int_equal(write_at(s, 1001 * MS, &alone), 1001 * MS);
-	assert_true(alone);
-	/* a hold shorter than the pause wins */
-	s.hold_ns = 1 * MS;
-	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1000 * MS);
+	assert_int_equal(write_at(s, 1005 * MS, &alone), 1005 * MS);
+	assert_false(alone);
+	/* the bucket ready (at or before now): now */
+	s.bucket_ready_ns = 1000 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
+	s.bucket_ready_ns = 0;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
+	assert_false(alone);
 }
 
-static void test_write_cap_rises_when_reads_gone(void **unused)
+/* Reads inactive: now, whatever the bucket says, and alone. */
+static void test_write_reads_inactive_ignores_bucket(void **unused)
 {
 	struct smartio_write_state s = write_state(1000 * MS);
 	bool alone;
 
 	(void)unused;
 	s.last_read_ns = 990 * MS;
-	s.writes_inflight = 1;
-	/* paused, at cap_now: the full cap once reads are gone, at 1040 ms */
-	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1040 * MS);
+	s.writes_inflight = 15;
+	s.bucket_ready_ns = 3000 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
 	assert_true(alone);
-	assert_int_equal(write_at(s, 1040 * MS - 1, &alone), 1040 * MS);
-	assert_int_equal(write_at(s, 1040 * MS, &alone), 1040 * MS);
-	/* active and at cap_now: also the moment they are gone */
-	s.last_read_ns = 999 * MS;
-	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1049 * MS);
-	/* at the full cap: a completion */
+	/* the last read exactly read_idle_ns ago: inactive */
+	s.last_read_ns = 998 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), s.now);
+	assert_true(alone);
+	/* 1 ns later it is still active: held until it is not */
+	s.last_read_ns = 998 * MS + 1;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1000 * MS + 1);
+	assert_false(alone);
+}
+
+/* Blocked only by the bucket: the earlier of its time and the reads' idling. */
+static void test_write_bucket_or_reads_idle_whichever_first(void **unused)
+{
+	struct smartio_write_state s = write_state(1000 * MS);
+	bool alone;
+
+	(void)unused;
+	s.last_read_ns = 999 * MS;	/* active until 1001 ms */
+	s.bucket_ready_ns = 1005 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1001 * MS);
+	assert_false(alone);
+	assert_int_equal(write_at(s, 1001 * MS - 1, &alone), 1001 * MS);
+	assert_false(alone);
+	assert_int_equal(write_at(s, 1001 * MS, &alone), 1001 * MS);
+	assert_true(alone);
+	/* the bucket first */
+	s.bucket_ready_ns = 1000 * MS + 500 * US;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1000 * MS + 500 * US);
+	assert_false(alone);
+	assert_int_equal(write_at(s, 1000 * MS + 500 * US, &alone),
+			 1000 * MS + 500 * US);
+	assert_false(alone);
+	/* both at once */
+	s.bucket_ready_ns = 1001 * MS;
+	assert_int_equal(smartio_write_ready_ns(&s, &alone), 1001 * MS);
+}
+
+/* At the cap: SMARTIO_NEVER, even with reads inactive and the bucket full. */
+static void test_write_cap_is_never_even_alone(void **unused)
+{
+	struct smartio_write_state s = write_state(1000 * MS);
+	bool alone;
+
+	(void)unused;
 	s.writes_inflight = 16;
+	s.last_read_ns = 500 * MS;
 	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+	assert_true(alone);
 	assert_true(write_at(s, 2000 * MS, &alone) == SMARTIO_NEVER);
-	/* cap_now == cap: nothing to wait for but a completion */
-	s.writes_inflight = 1;
-	s.cap = 1;
+	/* past the cap (the cap was lowered) */
+	s.cap = 4;
+	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+	/* reads active, bucket ready: still a completion */
+	s.cap = 16;
+	s.reads_inflight = 2;
+	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
+	assert_false(alone);
+	/* a cap of 0 lets nothing go */
+	s.cap = 0;
+	s.writes_inflight = 0;
+	s.reads_inflight = 0;
 	assert_true(smartio_write_ready_ns(&s, &alone) == SMARTIO_NEVER);
 }
 
@@ -212,9 +256,18 @@ static u64 probe_time(u64 now, u64 at, unsigned int i)
 	return now + lcg_below(200 * MS);
 }
 
+/* Reads count as active at @t: one in flight, or one within read_idle_ns. */
+static bool reads_active_at(const struct smartio_write_state *s, u64 t)
+{
+	return s->reads_inflight ||
+	       (s->last_read_ns && t < s->last_read_ns + s->read_idle_ns);
+}
+
 /*
  * Exactness of the write gate: from a state held at @now until @at, every
- * earlier time is still held and @at itself is free; SMARTIO_NEVER, never.
+ * earlier time is still held (@at - 1 included) and @at itself is free;
+ * SMARTIO_NEVER, never. @alone says whether reads are inactive, and a
+ * state at or past the cap is SMARTIO_NEVER whatever else it holds.
  */
 static void test_write_gate_exact(void **unused)
 {
@@ -230,14 +283,33 @@ static void test_write_gate_exact(void **unused)
 		s.reads_inflight = lcg_below(3) == 0;
 		s.last_read_ns = lcg_below(4) ? s.now - lcg_below(60 * MS) : 0;
 		s.read_idle_ns = lcg_below(5 * MS);
-		s.read_gone_ns = s.read_idle_ns * (1 + lcg_below(30));
-		s.cap = 1 + lcg_below(4);
-		s.cap_now = 1 + lcg_below(s.cap);
-		s.writes_inflight = lcg_below(s.cap + 1);
-		s.last_write_ns = lcg_below(4) ? s.now - lcg_below(20 * MS) : 0;
-		s.hold_ns = lcg_below(20 * MS);
+		s.cap = lcg_below(5);
+		s.writes_inflight = lcg_below(s.cap + 2);
+		switch (lcg_below(4)) {
+		case 0:
+			s.bucket_ready_ns = 0;
+			break;
+		case 1:
+			s.bucket_ready_ns = s.now - lcg_below(20 * MS);
+			break;
+		default:
+			s.bucket_ready_ns = s.now + 1 + lcg_below(20 * MS);
+			break;
+		}
 
 		at = smartio_write_ready_ns(&s, &alone);
+		if (alone == reads_active_at(&s, s.now))
+			fail_msg("state %u: alone %d, reads active %d",
+				 n, alone, reads_active_at(&s, s.now));
+		if (s.writes_inflight >= s.cap) {
+			assert_true(at == SMARTIO_NEVER);
+			for (i = 0; i < 3; i++)
+				assert_true(write_at(s, probe_time(s.now, at, i),
+						     &alone) == SMARTIO_NEVER);
+			continue;
+		}
+		/* under the cap a time always comes: the bucket's at the latest */
+		assert_true(at <= max(s.now, s.bucket_ready_ns));
 		if (at <= s.now) {
 			assert_int_equal(at, s.now);
 			continue;
@@ -246,10 +318,17 @@ static void test_write_gate_exact(void **unused)
 			u64 t = probe_time(s.now, at, i);
 
 			later = write_at(s, t, &alone);
-			if (t < at)
-				assert_true(later > t);
-			else
-				assert_true(later <= t);
+			if (t < at) {
+				if (later <= t)
+					fail_msg("state %u: held until %llu, free at %llu",
+						 n, (unsigned long long)at,
+						 (unsigned long long)t);
+			} else if (later != t) {
+				fail_msg("state %u: free at %llu, at %llu says %llu",
+					 n, (unsigned long long)at,
+					 (unsigned long long)t,
+					 (unsigned long long)later);
+			}
 		}
 	}
 }
@@ -366,9 +445,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_no_reads_ever),
-		cmocka_unit_test(test_write_hold_while_read_in_flight),
-		cmocka_unit_test(test_write_pause_ends_hold_early),
-		cmocka_unit_test(test_write_cap_rises_when_reads_gone),
+		cmocka_unit_test(test_write_waits_for_bucket_while_read_in_flight),
+		cmocka_unit_test(test_write_reads_inactive_ignores_bucket),
+		cmocka_unit_test(test_write_bucket_or_reads_idle_whichever_first),
+		cmocka_unit_test(test_write_cap_is_never_even_alone),
 		cmocka_unit_test(test_idle_nothing_else_ever),
 		cmocka_unit_test(test_idle_grace_after_others),
 		cmocka_unit_test(test_idle_guard_while_others_busy),
@@ -377,6 +457,10 @@ int main(void)
 		cmocka_unit_test(test_bg_read_cap_while_fg_active),
 		cmocka_unit_test(test_bg_read_gate_exact),
 	};
+	const char *seed = getenv("SMARTIO_TEST_SEED");
 
+	lcg_state = seed ? strtoull(seed, NULL, 0) : SMARTIO_GATE_SEED;
+	printf("smartio gate: seed %llu (SMARTIO_TEST_SEED=%llu replays)\n",
+	       (unsigned long long)lcg_state, (unsigned long long)lcg_state);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,16 +15,17 @@
  *   dispatched_<c>_<d>    requests handed to the driver
  *   merged_<c>_<d>        bios and requests merged into a queued request
  *   expired_<c>_<d>       dispatched because their deadline had passed
- *                         (write starvation bound and class aging at work)
+ *                         (the write floor and class aging at work)
  *   inserted, requeued    requests entering the scheduler, requeues among them
- *   write_held            times a write was held back (cap or hold time)
- *   write_cap             writes allowed in flight beside reads, now
- *   write_hold_us         minimum gap between writes beside reads, now
- *   read_alone_ns         read latency measured with no write around
- *   read_mixed_ns         read latency measured beside writes
- *   read_slowdown_pct     read_mixed_ns / read_alone_ns, percent (0: unknown)
- *   profiler_adjusts      times the profiler changed write_cap or the hold
- *   profiler_probes       times it held writes back to measure reads alone
+ *   write_held            times a write was held back (cap or rate)
+ *   write_rate_kbps       write rate allowed while reads are active, now
+ *                         (0: no limit)
+ *   read_p90_us           90th percentile of read latency, last window
+ *   read_target_us        what the controller holds it to (0: no target yet)
+ *   read_baseline_us      the same percentile of reads with no write around
+ *                         (0: none seen yet)
+ *   controller_adjusts    windows that changed the write rate
+ *   controller_windows    windows ended
  *   reads_inflight, writes_inflight   dispatched and not yet completed
  */
 #ifndef _UAPI_LINUX_SMARTIO_H

@@ -30,13 +30,17 @@ check_eq scheduler_in_use smartio "$(sched_now "$dev")"
 
 # --- tunables -----------------------------------------------------------------
 io=/sys/block/$dev/queue/iosched
-for t in read_expire_ms write_expire_ms write_cap write_hold_us profiler \
-	target_slowdown_pct window_ms probe_ms probe_interval_ms read_idle_us \
-	write_merge_kb idle_grace_ms idle_expire_ms bg_read_cap; do
+for t in read_expire_ms write_expire_ms write_cap controller \
+	target_slowdown_pct read_lat_target_us write_rate_kbps write_budget_kb \
+	window_ms read_idle_us write_merge_kb idle_grace_ms idle_expire_ms \
+	bg_read_cap; do
 	[ -f "$io/$t" ] || fail "tunable_$t" "expected $io/$t"
 done
 check_eq default_write_expire_ms 500 "$(cat $io/write_expire_ms)"
-check_eq default_profiler 1 "$(cat $io/profiler)"
+check_eq default_controller 1 "$(cat $io/controller)"
+check_eq default_write_budget_kb 512 "$(cat $io/write_budget_kb)"
+check_eq default_write_rate_kbps 0 "$(cat $io/write_rate_kbps)"
+check_eq default_read_idle_us 20000 "$(cat $io/read_idle_us)"
 check_eq default_idle_grace_ms 20 "$(cat $io/idle_grace_ms)"
 check_eq default_idle_expire_ms 500 "$(cat $io/idle_expire_ms)"
 
@@ -53,16 +57,19 @@ bad_value() {
 		fail "rejects_${1}_$3" "expected EINVAL and $before kept for '$2', saw rc $rc '$err', value $after"
 	fi
 }
-for t in read_expire_ms write_expire_ms write_cap write_hold_us profiler \
-	target_slowdown_pct window_ms probe_ms probe_interval_ms read_idle_us \
-	write_merge_kb idle_grace_ms idle_expire_ms bg_read_cap; do
+for t in read_expire_ms write_expire_ms write_cap controller \
+	target_slowdown_pct read_lat_target_us write_rate_kbps write_budget_kb \
+	window_ms read_idle_us write_merge_kb idle_grace_ms idle_expire_ms \
+	bg_read_cap; do
 	bad_value $t -1 negative
 	bad_value $t 99999999999999999999 huge
 	bad_value $t abc non_numeric
 done
 bad_value write_cap 0 below_min
 bad_value write_cap 4097 above_max
-bad_value profiler 2 above_max
+bad_value controller 2 above_max
+bad_value write_budget_kb 3 below_min
+bad_value write_rate_kbps 67108865 above_max
 bad_value target_slowdown_pct 99 below_min
 bad_value read_expire_ms 0 zero
 bad_value write_expire_ms 60001 above_max

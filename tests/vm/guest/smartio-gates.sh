@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The gates that hold requests back do it without polling, and the idle I/O
 # class (ionice -c3) has idle semantics:
-#  - writes held by the hold (100 ms) go when the hold ends, by the kick
-#    timer (a slow reader's own events could not release them that often),
-#    never earlier, and the core does not re-run the queue every 3 ms while
-#    they wait (dispatch_empty stays at the rate of real events);
+#  - writes held by the write rate (40 KiB/s: a 4 KiB write per 100 ms) go
+#    when the rate lets them, by the kick timer (a slow reader's own events
+#    could not release them that often), never earlier, and the core does
+#    not re-run the queue every 3 ms while they wait (dispatch_empty stays
+#    at the rate of real events);
 #  - idle-class reads beside a best-effort load flat out get one request per
 #    idle_expire_ms (the starvation guard), and the disk once it is quiet;
 #  - with a long idle_grace_ms, no idle-class read goes until the others
@@ -13,7 +14,7 @@
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 180
-# vm-alone: write releases counted against the hold time
+# vm-alone: write releases counted against the rate's time
 . /mobio/tests/lib.sh
 . /mobio/tests/smartio-lib.sh
 
@@ -34,13 +35,14 @@ ms_now() {
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
 
-# --- no polling: a write hold released by the timer ----------------------------
-echo 0 >$io/profiler
+# --- no polling: writes held by the rate, released by the timer -----------------
+echo 0 >$io/controller
 echo 1 >$io/write_cap
-echo 100000 >$io/write_hold_us
+echo 4 >$io/write_budget_kb
 echo 60000 >$io/write_expire_ms
+echo 40 >$io/write_rate_kbps
 # the reads stay active (2 a second, idle only after 1 s): every write waits
-# for the hold
+# for the rate
 echo 1000000 >$io/read_idle_us
 fio --filename=/dev/nullb0 --time_based --runtime=6 \
 	--name=reader --direct=1 --ioengine=libaio --iodepth=1 --rw=randread \
@@ -57,19 +59,19 @@ sleep 3
 snap b $counters
 t1=$(ms_now)
 wait $fio_pid
-check_eq hold_fio_ok 0 $?
+check_eq rate_fio_ok 0 $?
 ms=$((t1 - t0))
 writes=$((b_dispatched_be_write - a_dispatched_be_write))
 empty=$((b_dispatch_empty - a_dispatch_empty))
 kicks=$((b_queue_kicks - a_queue_kicks))
-log "hold 100 ms, $ms ms: $writes writes, $((b_dispatched_be_read - a_dispatched_be_read)) reads, $empty empty dispatches, $kicks timer kicks"
-# one write per hold: at least half of them (TCG), at most one per hold + 2
-check_ge hold_writes_released_by_timer $((ms / 200)) "$writes"
-check_le hold_writes_not_before_hold_end $((ms / 100 + 2)) "$writes"
-check_ge hold_timer_kicks $((writes / 2)) "$kicks"
+log "rate 40 KiB/s, $ms ms: $writes writes, $((b_dispatched_be_read - a_dispatched_be_read)) reads, $empty empty dispatches, $kicks timer kicks"
+# one write per 100 ms: at least half of them (TCG), at most one per 100 ms + 2
+check_ge rate_writes_released_by_timer $((ms / 200)) "$writes"
+check_le rate_writes_not_before_time $((ms / 100 + 2)) "$writes"
+check_ge rate_timer_kicks $((writes / 2)) "$kicks"
 # polling would be one empty dispatch per 3 ms (> 300/s); real events here
 # are a few per write and read
-check_le hold_no_polling $((ms / 10)) "$empty"
+check_le rate_no_polling $((ms / 10)) "$empty"
 
 # --- the idle class: the starvation guard ---------------------------------------
 # a fresh instance: default tunables (idle_grace_ms 20, idle_expire_ms 500)

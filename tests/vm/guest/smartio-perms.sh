@@ -20,7 +20,7 @@ check_eq tunables_root_owned "-rw-r--r-- root" \
 	"$(ls -l $io/write_cap | awk '{ print $1, $3 }')"
 check_eq scheduler_file_root_owned "-rw-r--r-- root" \
 	"$(ls -l /sys/block/$dev/queue/scheduler | awk '{ print $1, $3 }')"
-for t in write_cap write_hold_us profiler target_slowdown_pct read_expire_ms; do
+for t in write_cap write_rate_kbps controller target_slowdown_pct read_expire_ms; do
 	v=$(cat $io/$t)
 	err=$(qnvtest setuid $U sh -c "echo 1000 >$io/$t" 2>&1)
 	check_eq "user_cannot_set_$t" "$v" "$(cat $io/$t)"

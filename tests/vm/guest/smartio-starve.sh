@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Write starvation is bounded: under a continuous read stream a write still
 # completes within write_expire_ms (+ a tolerance for TCG), first with the
-# throttle set so that only the deadline lets writes through (hold 1 s,
-# expire 200 ms), then with the defaults (profiler on, expire 500 ms).
+# write rate set so that only the floor lets writes through (1 KiB/s, a 4 KiB
+# write every 4 s; the floor 4 KiB per 200 ms), then with the defaults
+# (the controller on, expire 500 ms, floor 512 KiB per 500 ms).
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 200
@@ -30,22 +31,25 @@ starve() {
 	n=$(fio_total_ios /tmp/starve-$1.json write)
 	r=$(fio_total_ios /tmp/starve-$1.json read)
 	log "$1: $n writes (max latency $lat ms) beside $r reads; expired_be_write $(smartio_stat nullb0 expired_be_write)"
-	check_ge "${1}_writes_progress" 40 "$n"
+	check_ge "${1}_writes_progress" "$3" "$n"
 	check_le "${1}_write_latency_within_expiry" $(($2 + TOLERANCE_MS)) "$lat"
 }
 
-echo 0 >$io/profiler
+echo 0 >$io/controller
 echo 1 >$io/write_cap
-echo 1000000 >$io/write_hold_us
+echo 1 >$io/write_rate_kbps
 echo 200 >$io/write_expire_ms
-# reads count as paused only after 50 ms without one: on TCG the readers
-# stall for a few ms now and then, and a pause (2 ms by default) lets a write
-# past the hold, which is not what this phase measures
+echo 4 >$io/write_budget_kb
+# reads count as inactive only after 50 ms without one: on TCG the readers
+# stall for a few ms now and then, and an inactive moment lets a write past
+# the rate, which is not what this phase measures
 echo 50000 >$io/read_idle_us
-starve hold_1s_expire_200ms 200
+# one write in flight at a time, each waits for its deadline: 8 s / (200 ms
+# + its service) is about 38
+starve rate_1k_expire_200ms 200 30
 check_ge deadline_released_most_writes $((n / 2)) "$(smartio_stat nullb0 expired_be_write)"
 
 sched_set nullb0 none
 sched_set nullb0 smartio
-starve defaults_expire_500ms 500
+starve defaults_expire_500ms 500 40
 finish

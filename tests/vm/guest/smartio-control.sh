@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The write controller on a throttled null_blk (16 MB/s, what the bench's
+# nullb model is): a 4 KiB random reader beside 128 KiB O_DIRECT writes (16
+# in flight), the same in one boot with the controller off (no rate) and on
+# (the defaults). With it on, the reads' 90th percentile is lower than with
+# it off, the rate came down from "no limit", writes still go at the floor
+# at least, the controller's own view (read_p90_us, read_target_us,
+# read_baseline_us) is set, and it gets there without polling the queue.
+# Then the reads stop: writes go unthrottled (the rate does not matter
+# without reads). Then a read target far above what reads see: the rate
+# climbs back (at most 2x a window, and no further than twice what the
+# writes take), and writes get more than under the default target.
+# vm-kmod: null_blk
+# vm-bin: /usr/bin/fio
+# vm-timeout: 300
+# vm-alone: read latency compared between two phases of one boot
+. /mobio/tests/lib.sh
+. /mobio/tests/smartio-lib.sh
+
+RUNTIME=8
+
+kmod_load null_blk nr_devices=0
+smartio_load
+dev=$(nullb_make nullb0 size=512 queue_mode=2 submit_queues=1 \
+	hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=16)
+sched_set nullb0 smartio || fail sched_smartio "expected smartio on nullb0"
+io=/sys/block/nullb0/queue/iosched
+
+# fio_p90_us FILE DIR: the 90th percentile of DIR's completion latency, µs
+fio_p90_us() {
+	awk -v dir="\"$2\"" '
+		$1 == dir && $2 == ":" { in_dir = 1; next }
+		in_dir && $1 == "\"90.000000\"" { v = $3; sub(",", "", v); print int(v / 1000); exit }' "$1"
+}
+
+# phase NAME [writer]: the reader (and the writer) for RUNTIME s
+phase() {
+	local w=
+	[ -n "$2" ] && w="--name=writer --rw=randwrite --bs=128k --ioengine=libaio
+		--iodepth=16 --offset=128M --size=128M"
+	# shellcheck disable=SC2086
+	fio --filename="$dev" --output-format=json --direct=1 --time_based \
+		--runtime=$RUNTIME --lat_percentiles=1 --clat_percentiles=0 \
+		--name=reader --rw=randread --bs=4k --ioengine=psync --size=128M \
+		$w >/tmp/ctl-$1.json 2>/tmp/ctl-$1.err
+	check_eq "${1}_fio_ok" 0 $?
+	p90=$(fio_p90_us /tmp/ctl-$1.json read)
+	wios=$(fio_total_ios /tmp/ctl-$1.json write)
+	rios=$(fio_total_ios /tmp/ctl-$1.json read)
+	log "$1: read p90 $p90 us, $rios reads, $wios writes; $(tr '\n' ' ' </sys/kernel/debug/block/nullb0/sched/stats | grep -o 'write_rate_kbps [0-9]*\|read_p90_us [0-9]*\|read_target_us [0-9]*\|read_baseline_us [0-9]*\|controller_adjusts [0-9]*\|dispatch_empty [0-9]*\|queue_kicks [0-9]*' | tr '\n' ' ')"
+}
+
+phase alone
+alone_p90=$p90
+check_ge alone_baseline_seen 1 "$(smartio_stat nullb0 read_baseline_us)"
+
+echo 0 >$io/controller
+check_eq off_no_rate 0 "$(smartio_stat nullb0 write_rate_kbps)"
+phase off writer
+off_p90=$p90
+off_writes=$wios
+
+echo 1 >$io/controller
+e0=$(smartio_stat nullb0 dispatch_empty)
+k0=$(smartio_stat nullb0 queue_kicks)
+phase on writer
+on_p90=$p90
+on_writes=$wios
+empty=$(($(smartio_stat nullb0 dispatch_empty) - e0))
+kicks=$(($(smartio_stat nullb0 queue_kicks) - k0))
+rate=$(smartio_stat nullb0 write_rate_kbps)
+log "p90: alone $alone_p90 us, controller off $off_p90 us, on $on_p90 us; writes off $off_writes, on $on_writes; rate $rate KiB/s"
+check_ge off_reads_slowed "$((alone_p90 * 2))" "$off_p90"
+check_le on_lowers_read_p90 "$((off_p90 * 3 / 4))" "$on_p90"
+check_le on_rate_came_down 1048575 "$rate"
+# the floor: 512 KiB per 500 ms, 8 writes of 128 KiB a second
+check_ge on_writes_at_floor_at_least $((RUNTIME * 8 * 3 / 4)) "$on_writes"
+check_ge on_target_set 1 "$(smartio_stat nullb0 read_target_us)"
+check_ge on_p90_seen 1 "$(smartio_stat nullb0 read_p90_us)"
+check_ge on_adjusts 1 "$(smartio_stat nullb0 controller_adjusts)"
+# each event (an insertion, a completion, a timer kick) runs the queue once
+# and ends with one empty dispatch when writes are held; polling would add
+# one every 3 ms on top (RUNTIME * 333)
+check_le on_no_polling $((rios + wios + kicks + RUNTIME * 50)) "$empty"
+
+# --- reads gone: writes unthrottled, then the rate climbs back -------------------
+fio --filename="$dev" --output-format=json --direct=1 --time_based \
+	--runtime=3 --name=writer --rw=randwrite --bs=128k --ioengine=libaio \
+	--iodepth=16 --offset=128M --size=128M >/tmp/ctl-wonly.json 2>&1
+w_only=$(fio_total_ios /tmp/ctl-wonly.json write)
+log "writer alone after: $w_only writes in 3 s (with the controller off beside reads: $off_writes in $RUNTIME s)"
+check_ge writes_unthrottled_without_reads $((off_writes * 3 / RUNTIME / 2)) "$w_only"
+echo 1000000 >$io/read_lat_target_us
+phase relaxed writer
+check_eq relaxed_target 1000000 "$(smartio_stat nullb0 read_target_us)"
+# the rate climbs until it no longer limits the writes (no further than
+# twice what they take: no windup)
+relaxed_rate=$(smartio_stat nullb0 write_rate_kbps)
+check_ge relaxed_rate_climbs_back $((rate + 1)) "$relaxed_rate"
+check_ge relaxed_rate_above_writes $((wios * 128 / RUNTIME)) "$relaxed_rate"
+check_ge relaxed_writes_more $((on_writes + 1)) "$wios"
+
+sched_set nullb0 none
+finish
