@@ -330,8 +330,7 @@ check_eq event_sigcont_switch "switch $APP asapapp sigcont" "$(sed -n 3p /tmp/as
 e_app=$(( $(st anon_entries $APP) + $(st file_entries $APP) ))
 e0=$(st entries)
 check_ge app_has_entries 1 "$e_app"
-app_cmd q
-wait
+app_quit app_exits "$APP" || finish
 sleep 3
 check_eq exit_untracks_app 0 "$(mobioctl asap apps | grep -c "^app $APP ")"
 check_eq exit_frees_entries $((e0 - e_app)) "$(st entries)"
@@ -350,14 +349,16 @@ done
 evict
 mobioctl asap switch $APP
 sleep 1
-check_ok rmmod_while_prepaging rmmod asap_prefetch
+check_ok_within rmmod_while_prepaging 120 rmmod asap_prefetch || finish
 check_eq module_gone 0 "$(ls -d /sys/module/asap_prefetch 2>/dev/null | wc -l)"
+app_alive app_alive_after_rmmod "$APP" || finish
 app_cmd t
 check_eq app_fine_after_rmmod 0 "$(field bad)"
-app_cmd q
-wait
-check_ok reload insmod $KO fg_cgroup=/top-app
-check_ok unload rmmod asap_prefetch
-swapoff /dev/zram0
+# an app that cannot exit would hang swapoff below too: end here, with the
+# diagnostics app_quit logged
+app_quit app_exits_after_rmmod "$APP" || finish
+check_ok_within reload 120 insmod $KO fg_cgroup=/top-app || finish
+check_ok_within unload 120 rmmod asap_prefetch || finish
+check_ok_within swapoff 120 swapoff /dev/zram0 || finish
 umount $MNT
 finish

@@ -19,6 +19,36 @@ asap_setup() {
 	sync
 }
 
+# app_alive NAME PID: pass if PID still runs; else fail NAME with how it
+# ended (exit status, 128 + the signal) and the kernel's last lines, and
+# return 1 (app_cmd would block for good opening the FIFOs of a gone app)
+app_alive() {
+	local rc
+	if kill -0 "$2" 2>/dev/null &&
+	    [ "$(awk '{ print $3 }' /proc/"$2"/stat 2>/dev/null)" != Z ]; then
+		pass "$1"
+		return 0
+	fi
+	wait "$2"
+	rc=$?
+	fail "$1" "expected app $2 running, it is gone: exit status $rc; dmesg: $(dmesg | tail -n 8 | tr '\n' ';')"
+	return 1
+}
+
+# app_quit NAME PID: tell the app to quit; NAME passes once PID is gone,
+# fails after 60 s with the app's stacks (dump_stuck) and returns 1
+app_quit() {
+	app_alive "${1}_before_q" "$2" || return 1
+	app_cmd q
+	if ! gone_within "$2" 60; then
+		dump_stuck "$2" "app $2 after q"
+		fail "$1" "expected the app to exit within 60 s of q"
+		return 1
+	fi
+	wait "$2"
+	pass "$1"
+}
+
 # app_cmd LETTER: one command to the app, its answer in $REPLY_LINE
 app_cmd() {
 	echo "$1" >"$CMD"

@@ -10,6 +10,9 @@
 # API (see docs/vm-bench.md):
 #   pass NAME / fail NAME "expected X, saw Y" / check_eq NAME EXPECTED ACTUAL
 #   check_ok NAME CMD... / check_ge NAME MIN ACTUAL / check_dmesg NAME PATTERN
+#   check_ok_within NAME SECS CMD...  check_ok, but a CMD still running after
+#                         SECS fails NAME with its kernel stack and sysrq w
+#   dump_stuck PID WHAT   log PID's state and every thread's kernel stack, sysrq w
 #   MOBIO_BOOT            1 on the first boot of the test, +1 on every later boot
 #   state_set K V / state_get K
 #   request_warm_reboot   sysrq b: QEMU resets, RAM kept
@@ -84,6 +87,51 @@ check_ok() {
 		pass "$name"
 	else
 		fail "$name" "expected success of '$*', saw exit $?: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# dump_stuck PID WHAT: PID's state and the kernel stack of each of its
+# threads to the log, then sysrq w (every blocked task) to the console
+dump_stuck() {
+	local t
+	log "$2 (pid $1) stuck: $(grep -E '^(State|VmRSS|VmSwap)' /proc/"$1"/status 2>/dev/null | tr '\n\t' '; ')"
+	for t in /proc/"$1"/task/*; do
+		log "task ${t##*/} wchan $(cat "$t"/wchan 2>/dev/null): $(tr '\n' ';' <"$t"/stack 2>/dev/null)"
+	done
+	echo w >/proc/sysrq-trigger
+}
+
+# gone_within PID SECS: 0 once PID has exited (or is a zombie) within SECS
+gone_within() {
+	local t=0
+	while [ $t -lt $(($2 * 10)) ]; do
+		kill -0 "$1" 2>/dev/null || return 0
+		[ "$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)" = Z ] && return 0
+		sleep 0.1
+		t=$((t + 1))
+	done
+	return 1
+}
+
+# check_ok_within NAME SECS CMD...: check_ok with a bound: a CMD that hangs
+# (a task stuck in the kernel) fails NAME after SECS with its stacks, and
+# returns 1 instead of hanging the test until its timeout
+check_ok_within() {
+	local name=$1 secs=$2 pid rc
+	shift 2
+	"$@" >/tmp/check_ok_within.out 2>&1 &
+	pid=$!
+	if ! gone_within $pid "$secs"; then
+		dump_stuck $pid "$*"
+		fail "$name" "expected '$*' to end within $secs s"
+		return 1
+	fi
+	wait $pid
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass "$name"
+	else
+		fail "$name" "expected success of '$*', saw exit $rc: $(tail -n 3 /tmp/check_ok_within.out | tr '\n' ' ')"
 	fi
 }
 
