@@ -487,13 +487,18 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	sd->win_start_ns = now;
 }
 
-/* A read completed at @now: one latency sample. sd->lock held. */
+/*
+ * A read completed at @now: one latency sample, but for the idle class,
+ * whose reads wait for quiet on purpose. sd->lock held.
+ */
 static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 			      unsigned long flags, u64 now)
 {
 	u64 lat = now - smartio_rq_inserted_ns(rq);
 
 	sd->last_read_ns = now;
+	if (flags & SMARTIO_RQ_IDLE)
+		return;
 	smartio_lat_add(&sd->win, lat);
 	/* alone at dispatch, and no write went while it was on the device */
 	if ((flags & SMARTIO_RQ_ALONE) && sd->last_write_ns < rq->fifo_time)
