@@ -49,11 +49,19 @@ app_quit() {
 	pass "$1"
 }
 
-# app_cmd LETTER: one command to the app, its answer in $REPLY_LINE
+# app_cmd LETTER: one command to the app, its answer in $REPLY_LINE. Both
+# FIFOs are opened read-write first (fds 5 and 6): such an open never waits
+# for the other end, and the answer stays in the FIFO while the shell holds
+# it. Opened plainly, an app that answered "bye" and exited before the
+# shell's "<$ACK" took the answer with it (a FIFO's data goes when its last
+# holder closes it), and that open then waited for a writer for good: the
+# asap-basic hang of stops 20 and 27 on a loaded machine.
 app_cmd() {
-	echo "$1" >"$CMD"
 	REPLY_LINE=
-	read -r -t 300 REPLY_LINE <"$ACK"
+	exec 5<>"$CMD" 6<>"$ACK"
+	echo "$1" >&5
+	read -r -t 300 REPLY_LINE <&6
+	exec 5>&- 6<&-
 }
 
 # field NAME: NAME=value from $REPLY_LINE
