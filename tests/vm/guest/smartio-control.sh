@@ -80,9 +80,12 @@ check_ge on_target_set 1 "$(smartio_stat nullb0 read_target_us)"
 check_ge on_p90_seen 1 "$(smartio_stat nullb0 read_p90_us)"
 check_ge on_adjusts 1 "$(smartio_stat nullb0 controller_adjusts)"
 # each event (an insertion, a completion, a timer kick) runs the queue once
-# and ends with one empty dispatch when writes are held; polling would add
-# one every 3 ms on top (RUNTIME * 333)
-check_le on_no_polling $((rios + wios + kicks + RUNTIME * 50)) "$empty"
+# and ends with one empty dispatch when writes are held. null_blk's bandwidth
+# timer restarts its stopped queue 50 times a second, and once more when a
+# refused request races that timer: 100 a second is allowed for both.
+# Polling every 3 ms would add 333 a second on top.
+log "empty dispatches $empty: reads $rios, writes $wios, kicks $kicks"
+check_le on_no_polling $((rios + wios + kicks + RUNTIME * 100)) "$empty"
 
 # --- reads gone: writes unthrottled, then the rate climbs back -------------------
 fio --filename="$dev" --output-format=json --direct=1 --time_based \
