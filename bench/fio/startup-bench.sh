@@ -30,7 +30,7 @@ opt() { # KEY DEFAULT
 	echo "${v:-$2}"
 }
 MODELS=$(opt models nullb | tr ',' ' ')
-CONFIGS=$(opt configs none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,kyber-tuned,bfq-tuned | tr ',' ' ')
+CONFIGS=$(opt configs none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,kyber-tuned,bfq-tuned,smartio-tuned | tr ',' ' ')
 WRITERS=$(opt writers 0,buf1,buf5,dio1,dio5 | tr ',' ' ')
 APPS=$(opt apps python,sqlite,gdb | tr ',' ' ')
 ROUNDS=$(opt rounds 2)
@@ -44,6 +44,7 @@ KYBER_READ_LAT=$(opt kyber_read_lat_nsec 500000)
 DL_READ_EXPIRE=$(opt dl_read_expire 100)
 DL_WRITES_STARVED=$(opt dl_writes_starved 4)
 BFQ_SLICE_IDLE=$(opt bfq_slice_idle 0)
+SIO_TARGET_PCT=$(opt smartio_target_pct 110)
 APP=/mnt/app
 
 kmod_load null_blk nr_devices=0
@@ -70,6 +71,7 @@ config() {
 	bfq-tuned)
 		echo 1 >$io/low_latency
 		echo "$BFQ_SLICE_IDLE" >$io/slice_idle ;;
+	smartio-tuned) echo "$SIO_TARGET_PCT" >$io/target_slowdown_pct ;;
 	esac
 }
 
@@ -186,7 +188,7 @@ wake() {
 	note "CSV,wake,$BOOT,$r,$model,$c,$((t1 - t0)),$(($6 - $1)),$(($7 - $2)),$(($8 - $3)),$(($9 - $4)),$((${10} - $5))"
 }
 
-note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$REPS,mbps=$MBPS,wake_s=$WAKE_S,warm_s=$WARM_S,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE"
+note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$REPS,mbps=$MBPS,wake_s=$WAKE_S,warm_s=$WARM_S,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE,smartio_target_pct=$SIO_TARGET_PCT"
 IMG_MB=$(( ($(stat -c %s /app.img) + 1048575) / 1048576 ))
 WOFF_MB=$(( (IMG_MB + 15) / 16 * 16 ))
 mkdir -p $APP

@@ -52,7 +52,7 @@ def interval(groups):
 
 BEGIN, END = "<!-- startup:begin -->", "<!-- startup:end -->"
 CONFIGS = ["none", "mq-deadline", "kyber", "bfq", "smartio", "mq-deadline-tuned",
-           "kyber-tuned", "bfq-tuned"]
+           "kyber-tuned", "bfq-tuned", "smartio-tuned"]
 APPS = ["python", "sqlite", "gdb"]
 TARGET = 1.15
 START = ["boot", "round", "pos", "model", "config", "writers", "app", "rep", "wall_us",
@@ -288,8 +288,8 @@ def markdown(d, a, png):
          "start-up of the same app, config, boot and round; figures are medians "
          "[95% bootstrap interval over rounds within boots]; overlapping intervals are "
          "\"not separable\". Tuned points: kyber-tuned read_lat_nsec, mq-deadline-tuned "
-         "read_expire/writes_starved, bfq-tuned low_latency=1 + slice_idle (values in the "
-         "parameters). TCG: absolute times mean little, ratios do.", ""]
+         "read_expire/writes_starved, bfq-tuned low_latency=1 + slice_idle, smartio-tuned "
+         "target_slowdown_pct (values in the parameters). TCG: absolute times mean little, ratios do.", ""]
     for m, desc in d.models.items():
         extra = (" (throttling.bps-total=%d)" % a.throttle_bps) if m == "virtio" else ""
         L.append("- model **%s**: %s%s" % (m, desc, extra))
