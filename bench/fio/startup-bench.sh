@@ -44,7 +44,9 @@ KYBER_READ_LAT=$(opt kyber_read_lat_nsec 500000)
 DL_READ_EXPIRE=$(opt dl_read_expire 100)
 DL_WRITES_STARVED=$(opt dl_writes_starved 4)
 BFQ_SLICE_IDLE=$(opt bfq_slice_idle 0)
-SIO_TARGET_PCT=$(opt smartio_target_pct 110)
+SIO_TARGET_PCT=$(opt smartio_target_pct 130)
+TRACE=$(opt trace 0)
+TRACEFS=/sys/kernel/tracing
 APP=/mnt/app
 
 kmod_load null_blk nr_devices=0
@@ -58,12 +60,19 @@ sched_set() { # DEV NAME
 		grep -q "\[$2\]" "/sys/block/$1/queue/scheduler"
 }
 
-# config DEV NAME: the scheduler of config NAME at its settings
+# config DEV NAME: the scheduler of config NAME at its settings. NAME is a
+# scheduler, its -tuned point, or SCHED@TUNABLE=VALUE[+TUNABLE=VALUE...]
+# (a point of a sweep, e.g. smartio@read_idle_us=100000)
 config() {
-	local d=$1 c=$2 s=${2%-tuned} io=/sys/block/$1/queue/iosched
+	local d=$1 c=$2 s=${2%%@*} io=/sys/block/$1/queue/iosched kv
+	s=${s%-tuned}
 	sched_set "$d" none
 	sched_set "$d" "$s" || return 1
 	case $c in
+	*@*)
+		for kv in $(echo "${c#*@}" | tr '+' ' '); do
+			echo "${kv#*=}" >"$io/${kv%%=*}" || return 1
+		done ;;
 	kyber-tuned) echo "$KYBER_READ_LAT" >$io/read_lat_nsec ;;
 	mq-deadline-tuned)
 		echo "$DL_READ_EXPIRE" >$io/read_expire
@@ -138,6 +147,58 @@ irqs() {
 		/proc/interrupts /proc/softirqs
 }
 
+# startup.trace=1: each smartio cell also notes the bytes smartio dispatched
+# by direction and reason (its smartio_dispatch tracepoint), to tell writes
+# let through beside reads from those sent while reads were idle. The event
+# is enabled once, before any load: enabling one patches kernel text, and
+# under TCG that patching beside busy CPUs once oopsed (int3 in
+# ttwu_do_activate during text_poke_bp); per cell only the ring buffer is
+# switched on and off
+trace_setup() {
+	[ "$TRACE" = 1 ] || return 0
+	[ -d $TRACEFS/events ] || mount -t tracefs none $TRACEFS
+	echo 0 >$TRACEFS/tracing_on
+	echo 16384 >$TRACEFS/buffer_size_kb
+	echo 1 >$TRACEFS/events/smartio/smartio_dispatch/enable
+}
+why_start() { # DEV
+	[ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$1/queue/scheduler" || return 0
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/tracing_on
+}
+why_end() { # DEV MODEL ROUND CONFIG LEVEL
+	local dev=$1
+	shift
+	[ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$dev/queue/scheduler" || return 0
+	echo 0 >$TRACEFS/tracing_on
+	awk -v pre="CSV,why,$BOOT,$2,$1,$3,$4" '
+		/smartio_dispatch:/ {
+			for (i = 1; i <= NF; i++) {
+				if ($i == "smartio_dispatch:")
+					t = substr($(i - 1), 1, length($(i - 1)) - 1) * 1000
+				if ($i ~ /^bytes=/) {
+					b[$(i - 3) " " $(i - 2)] += substr($i, 7)
+					break
+				}
+			}
+			if ($(i - 3) != "read")
+				next
+			# gaps between reads (ms), by length: count, and ms in them
+			if (last)
+				for (g = 5; g <= 320; g *= 2)
+					if (t - last > g) { n[g]++; ms[g] += t - last }
+			last = t
+		}
+		END {
+			for (k in b) { split(k, f, " "); print pre "," f[1] "," f[2] "," b[k] }
+			for (g = 5; g <= 320; g *= 2)
+				print pre ",read-gaps,gt" g "ms," n[g] + 0 "," int(ms[g])
+		}' \
+		$TRACEFS/trace | while read -r l; do note "$l"; done
+	grep -q "LOST" $TRACEFS/trace && note "CSV,why,$BOOT,$2,$1,$3,$4,lost,events,1"
+	return 0
+}
+
 # cell MODEL DEV ROUND CONFIG LEVEL
 POS=0
 cell() {
@@ -148,6 +209,7 @@ cell() {
 	dio*) kind=dio n=${lvl#dio} ;;
 	esac
 	[ "$n" -gt 0 ] && { writers_start "/dev/$dev" $kind "$n"; sleep "$WARM_S"; }
+	why_start "$dev"
 	s0=$(dstat "$dev")
 	t0=$(now_ms)
 	rep=1
@@ -163,6 +225,7 @@ cell() {
 	t1=$(now_ms)
 	s1=$(dstat "$dev")
 	[ "$n" -gt 0 ] && writers_stop
+	why_end "$dev" "$model" "$r" "$c" "$lvl"
 	set -- $s0 $s1
 	note "CSV,wphase,$BOOT,$r,$model,$c,$lvl,$((t1 - t0)),$(($3 - $1)),$(($4 - $2))"
 }
@@ -189,6 +252,7 @@ wake() {
 }
 
 note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$REPS,mbps=$MBPS,wake_s=$WAKE_S,warm_s=$WARM_S,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE,smartio_target_pct=$SIO_TARGET_PCT"
+trace_setup
 IMG_MB=$(( ($(stat -c %s /app.img) + 1048575) / 1048576 ))
 WOFF_MB=$(( (IMG_MB + 15) / 16 * 16 ))
 mkdir -p $APP
@@ -224,7 +288,7 @@ for model in $MODELS; do
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		for c in $(shuffle "c$r" $CONFIGS); do
-			config $dev $c || { fail "startup_${model}_$c" "no ${c%-tuned}"; continue; }
+			config $dev $c || { fail "startup_${model}_$c" "cannot set up $c"; continue; }
 			for lvl in $(shuffle "w$r$c" $WRITERS); do
 				cell $model $dev $r $c $lvl
 			done
