@@ -322,7 +322,8 @@ static inline s64 smartio_bucket_tokens(const struct smartio_bucket *b,
  * A write goes while the bucket holds any token and then takes its whole
  * size, going into debt if it is larger: a write of any size goes, and the
  * debt makes the next ones wait as long as its size needs at @rate. So the
- * oldest write waits at most (the largest write + @burst) / @rate.
+ * oldest write waits at most (the largest write + @burst) / @rate, whatever
+ * went before (smartio_bucket_charge() bounds the debt).
  *
  * Context: any; pure.
  * Return: @now or earlier when a write may go; else the time, ns, at which
@@ -337,8 +338,8 @@ static inline u64 smartio_bucket_ready_ns(const struct smartio_bucket *b,
 		return now;
 	/*
 	 * The first moment smartio_bucket_tokens() is > 0, counted from
-	 * at_ns (whole bytes accrue from there). A debt is at most a few
-	 * writes: the clamp only keeps the product in range.
+	 * at_ns (whole bytes accrue from there). A debt is at most one
+	 * write: the clamp only keeps the product in range.
 	 */
 	need = min_t(u64, 1 - b->tokens, 1ULL << 33);
 	at = b->at_ns + div64_u64(need * NSEC_PER_SEC + rate - 1, rate);
@@ -371,13 +372,22 @@ static inline void smartio_bucket_sync(struct smartio_bucket *b, u64 rate,
  * @now: ns
  * @bytes: the write's size
  *
+ * Every write is charged, also one the bucket did not gate (it went while
+ * reads were inactive, or past its deadline), so that what went counts
+ * against what may go next. The debt after a charge is at most @bytes:
+ * a write the bucket let go (it held a token) never leaves more, and a run
+ * of ungated writes (seconds of writes alone, at the device's speed) must
+ * not hold the next gated one longer than one write needs at @rate; an
+ * unbounded debt would starve writes beside reads for as long as the run
+ * lasted, many times past any deadline.
+ *
  * Context: any; pure but for @b.
  */
 static inline void smartio_bucket_charge(struct smartio_bucket *b, u64 rate,
 					 u64 burst, u64 now, u32 bytes)
 {
 	smartio_bucket_sync(b, rate, burst, now);
-	b->tokens -= bytes;
+	b->tokens = max(b->tokens - (s64)bytes, -(s64)bytes);
 }
 
 #endif /* _SMARTIO_CTL_H */

@@ -837,6 +837,46 @@ static void bucket_debt_sets_ready_time(void **unused)
 }
 
 /*
+ * Writes the bucket did not gate (reads inactive, or past their deadline)
+ * are charged too, but leave a debt of one write at most: after any run of
+ * them, from any starting debt, the next write waits at most its own
+ * predecessor's size at the rate. An unbounded debt (seconds of writes
+ * alone, then reads) would hold writes beside reads for as long as the run.
+ */
+static void bucket_ungated_run_leaves_one_write_of_debt(void **unused)
+{
+	unsigned int round, i, n;
+
+	(void)unused;
+	rng_seed(seed + 13);
+	for (round = 0; round < 10000; round++) {
+		u64 rate = rng_range(1000, 4000 * MBPS);
+		u64 burst = rng_range(4 * KIB, 4 * MIB);
+		u64 t = rng_range(1, 1ULL << 50), ready, bound;
+		struct smartio_bucket b = {
+			.tokens = -(s64)rng_range(0, 8 * MIB), .at_ns = t,
+		};
+		u32 size = 0;
+
+		n = (unsigned int)rng_range(1, 200);
+		for (i = 0; i < n; i++) {
+			size = (u32)rng_range(4 * KIB, 1 * MIB);
+			smartio_bucket_charge(&b, rate, burst, t, size);
+			t += rng_range(0, 100000);	/* faster than the rate */
+		}
+		assert_true(b.tokens >= -(s64)size);
+		ready = smartio_bucket_ready_ns(&b, rate, t);
+		bound = t + mul_u64_u64_div_u64(size + 1, NSEC_PER_SEC, rate) + 1;
+		if (ready > bound)
+			fail_msg("seed %llu: rate %llu, %u ungated writes, last %u bytes: ready at %llu, bound %llu",
+				 (unsigned long long)seed + 13,
+				 (unsigned long long)rate, n, size,
+				 (unsigned long long)ready,
+				 (unsigned long long)bound);
+	}
+}
+
+/*
  * The ready time is exact: the first ns with a token is
  * at_ns + ceil((1 - tokens) * 1e9 / rate) (first_token_ns() here; with
  * tokens <= 0 the burst is never reached), counted from @b->at_ns and
@@ -1087,6 +1127,7 @@ int main(void)
 		cmocka_unit_test(bucket_never_exceeds_burst),
 		cmocka_unit_test(bucket_sync_keeps_tokens_across_rate_change),
 		cmocka_unit_test(bucket_starvation_bound_and_rate),
+		cmocka_unit_test(bucket_ungated_run_leaves_one_write_of_debt),
 	};
 	const char *s = getenv("SMARTIO_TEST_SEED");
 

@@ -83,7 +83,7 @@ _fio_lat_ns() {
 			if (v + 0 > best) best = v + 0
 			in_lat = 0; in_dir = 0
 		}
-		END { printf "%d\n", best }' "$1"
+		END { printf "%.0f\n", best }' "$1"
 }
 
 # fio_max_lat_ms FILE DIR: the worst latency of DIR over all jobs, in ms
