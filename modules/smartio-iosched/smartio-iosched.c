@@ -148,7 +148,7 @@ static const unsigned int smartio_expire_ms[] = {
  * under a second beside any read load.
  */
 #define SMARTIO_WRITE_BUDGET_KB		512U
-/* The percentile of read latency the controller holds. */
+/* The percentile of read latency the controller holds (read_lat_pct). */
 #define SMARTIO_READ_PCT		90U
 /* Reads with no write around before their percentile is the baseline. */
 #define SMARTIO_BASELINE_SAMPLES	32U
@@ -271,6 +271,7 @@ struct smartio_data {
 	unsigned int controller;
 	unsigned int target_pct;
 	unsigned int read_lat_target_us;	/* 0: target_pct of alone */
+	unsigned int read_pct;		/* the percentile held */
 	unsigned int write_rate_kbps;	/* the rate off, its ceiling on */
 	unsigned int write_budget_kb;	/* per write_expire_ms: the floor */
 	unsigned int window_ms;
@@ -457,12 +458,12 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	};
 
 	sd->stats.windows++;
-	sd->read_pct_ns = smartio_lat_pct(&sd->win, SMARTIO_READ_PCT);
+	sd->read_pct_ns = smartio_lat_pct(&sd->win, READ_ONCE(sd->read_pct));
 	p10 = smartio_lat_pct(&sd->win, 10);
 	if (p10 && (!sd->fastest_ns || p10 < sd->fastest_ns))
 		sd->fastest_ns = p10;
 	if (sd->alone.n >= SMARTIO_BASELINE_SAMPLES) {
-		u64 b = smartio_lat_pct(&sd->alone, SMARTIO_READ_PCT);
+		u64 b = smartio_lat_pct(&sd->alone, READ_ONCE(sd->read_pct));
 
 		/*
 		 * Down at once, up by an eighth of the step: a device's read
@@ -1216,6 +1217,7 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->write_cap = SMARTIO_WRITE_CAP;
 	sd->controller = 1;
 	sd->target_pct = SMARTIO_TARGET_PCT;
+	sd->read_pct = SMARTIO_READ_PCT;
 	sd->write_budget_kb = SMARTIO_WRITE_BUDGET_KB;
 	sd->window_ms = SMARTIO_WINDOW_MS;
 	sd->ctl.rate = SMARTIO_RATE_MAX;
@@ -1525,6 +1527,7 @@ SMARTIO_TUNABLE(write_cap, write_cap, 1, 4096, false)
 SMARTIO_TUNABLE(controller, controller, 0, 1, true)
 SMARTIO_TUNABLE(target_slowdown_pct, target_pct, 100, 100000, false)
 SMARTIO_TUNABLE(read_lat_target_us, read_lat_target_us, 0, 60000000, false)
+SMARTIO_TUNABLE(read_lat_pct, read_pct, 50, 99, false)
 SMARTIO_TUNABLE(write_rate_kbps, write_rate_kbps, 0, 64 << 20, true)
 SMARTIO_TUNABLE(write_budget_kb, write_budget_kb, 4, 1048576, true)
 SMARTIO_TUNABLE(window_ms, window_ms, 1, 60000, false)
@@ -1592,6 +1595,7 @@ static struct elv_fs_entry smartio_attrs[] = {
 	SMARTIO_FS_ENTRY(controller),
 	SMARTIO_FS_ENTRY(target_slowdown_pct),
 	SMARTIO_FS_ENTRY(read_lat_target_us),
+	SMARTIO_FS_ENTRY(read_lat_pct),
 	SMARTIO_FS_ENTRY(write_rate_kbps),
 	SMARTIO_FS_ENTRY(write_budget_kb),
 	SMARTIO_FS_ENTRY(window_ms),

@@ -31,7 +31,7 @@ check_eq scheduler_in_use smartio "$(sched_now "$dev")"
 # --- tunables -----------------------------------------------------------------
 io=/sys/block/$dev/queue/iosched
 for t in read_expire_ms write_expire_ms write_cap controller \
-	target_slowdown_pct read_lat_target_us write_rate_kbps write_budget_kb \
+	target_slowdown_pct read_lat_target_us read_lat_pct write_rate_kbps write_budget_kb \
 	window_ms read_idle_us write_merge_kb idle_grace_ms idle_expire_ms \
 	bg_read_cap; do
 	[ -f "$io/$t" ] || fail "tunable_$t" "expected $io/$t"
@@ -42,6 +42,7 @@ check_eq default_write_budget_kb 512 "$(cat $io/write_budget_kb)"
 check_eq default_write_rate_kbps 0 "$(cat $io/write_rate_kbps)"
 check_eq default_read_idle_us 100000 "$(cat $io/read_idle_us)"
 check_eq default_target_slowdown_pct 110 "$(cat $io/target_slowdown_pct)"
+check_eq default_read_lat_pct 90 "$(cat $io/read_lat_pct)"
 check_eq default_idle_grace_ms 20 "$(cat $io/idle_grace_ms)"
 check_eq default_idle_expire_ms 500 "$(cat $io/idle_expire_ms)"
 
@@ -59,7 +60,7 @@ bad_value() {
 	fi
 }
 for t in read_expire_ms write_expire_ms write_cap controller \
-	target_slowdown_pct read_lat_target_us write_rate_kbps write_budget_kb \
+	target_slowdown_pct read_lat_target_us read_lat_pct write_rate_kbps write_budget_kb \
 	window_ms read_idle_us write_merge_kb idle_grace_ms idle_expire_ms \
 	bg_read_cap; do
 	bad_value $t -1 negative
@@ -72,6 +73,8 @@ bad_value controller 2 above_max
 bad_value write_budget_kb 3 below_min
 bad_value write_rate_kbps 67108865 above_max
 bad_value target_slowdown_pct 99 below_min
+bad_value read_lat_pct 49 below_min
+bad_value read_lat_pct 100 above_max
 bad_value read_expire_ms 0 zero
 bad_value write_expire_ms 60001 above_max
 bad_value write_cap "" empty
