@@ -104,5 +104,11 @@ check_ge relaxed_rate_climbs_back $((rate + 1)) "$relaxed_rate"
 check_ge relaxed_rate_above_writes $((wios * 128 / RUNTIME)) "$relaxed_rate"
 check_ge relaxed_writes_more $((on_writes + 1)) "$wios"
 
+# --- read_lat_pct: the baseline is that percentile, so a new one relearns it ---
+check_ge pct_baseline_before 1 "$(smartio_stat nullb0 read_baseline_us)"
+echo 99 >$io/read_lat_pct
+check_eq pct_change_resets_baseline 0 "$(smartio_stat nullb0 read_baseline_us)"
+echo 90 >$io/read_lat_pct
+
 sched_set nullb0 none
 finish
