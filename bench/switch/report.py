@@ -187,6 +187,9 @@ class Runs:
         # touch itself; absent in runs before 2026-12-05
         c["start_ms"] = median([s["start_us"] / 1e3 for s in rows]) \
             if all(s.get("start_us") is not None for s in rows) else None
+        # of which the cgroup writes (the switch event); absent before 2026-12-05
+        c["moved_ms"] = median([s["moved_us"] / 1e3 for s in rows]) \
+            if all(s.get("moved_us") is not None for s in rows) else None
         c["touch_ms"] = median([s["touch_us"] / 1e3 for s in rows])
         c["cpu_busy_ms"] = sum(s["cpu_busy_ticks_dwell"] for s in rows) * TICK_MS / n
         c["app_cpu_ms"] = sum(s["app_cpu_us"] for s in rows) / 1e3 / n
@@ -380,19 +383,19 @@ def markdown(runs, a, spath):
         mod.get("prepage_ns", 0) / 1e6 / mod["switches"] if mod.get("switches") else None, 1)
     L.append("## Counters per mode (all boots, per switch)")
     L.append("")
-    L.append("| mode | switch ms (median) | before the touch ms | touch ms | CPU busy ms | "
+    L.append("| mode | switch ms (median) | before the touch ms | of it cgroup writes ms | touch ms | CPU busy ms | "
              "app CPU ms | prefetcher CPU ms | "
              "zram read MB | ext4 read MB | major faults anon/file | needed anon/file | "
              "wasted anon/file | precision anon/file | recall anon/file | "
              "precision / recall, both kinds |")
-    L.append("| --- |" + " --- |" * 14)
+    L.append("| --- |" + " --- |" * 15)
     for m in modes:
         c = cnt[m]
         n = float(c["n"])
         per = (lambda v: fmt(v / n, 0)) if c["per_kind"] else (lambda v: "-")
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s "
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s "
                  "| %s / %s | %s / %s | %s / %s |" % (
-                     label(m), fmt(c["switch_ms"], 1), fmt(c["start_ms"], 1),
+                     label(m), fmt(c["switch_ms"], 1), fmt(c["start_ms"], 1), fmt(c["moved_ms"], 1),
                      fmt(c["touch_ms"], 1), fmt(c["cpu_busy_ms"], 0),
                      fmt(c["app_cpu_ms"], 0),
                      asap_pf if m == "asap" else fmt(c["pf_cpu_ms"], 1),

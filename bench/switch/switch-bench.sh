@@ -23,7 +23,7 @@
 # them into the CSV, the table and the chart). Parameters come from the
 # kernel command line (switchbench.<key>=<value>, see run-bench.py).
 # vm-kmod: zram ext4
-# vm-bin: /sbin/mkfs.ext4 /usr/bin/sqlite3
+# vm-bin: /sbin/mkfs.ext4 /usr/bin/sqlite3 /usr/bin/perf?
 # vm-mem: 384
 # vm-disk: data 256M
 # vm-timeout: 1500
@@ -48,6 +48,10 @@ BOOT=$(opt boot 1)
 WORKLOAD=$(opt workload synthetic)
 # more asap-prefetch.ko parameters, comma-separated (e.g. rules=seed,workers=1)
 ASAP_ARGS=$(opt asap_args "" | tr ',' ' ')
+# 1: profile the measured switches (perf record -a, sampling on from each
+# switch event to the end of the app's touch; PERF notes: CPU share per
+# command, and the top kernel symbols of each command over 2%)
+PERF=$(opt perf 0)
 KO=/mobio/asap-prefetch.ko
 MNT=/mnt/data
 CG=/sys/fs/cgroup
@@ -100,10 +104,20 @@ case ",$MODES," in
 	;;
 esac
 
+PERF_RUN=
+if [ "$PERF" = 1 ] && ! command -v perf >/dev/null; then
+	fail perf_shipped "expected perf in the guest for switchbench.perf=1 (apt install linux-perf on the host)"
+	PERF=0
+fi
+if [ "$PERF" = 1 ]; then
+	rm -f /tmp/perf.ctl && mkfifo /tmp/perf.ctl
+	PERF_RUN="perf record -q -a -F 999 -g -D -1 --control fifo:/tmp/perf.ctl -o /tmp/perf.data --"
+	SBARGS="$SBARGS --perf-ctl /tmp/perf.ctl"
+fi
 t0=$(now_s)
 note "switchbench: $WORKLOAD workload, modes $MODES, $APPS apps each, $WARMUP warm-up + $ROUNDS measured rounds, order seed $ORDER_SEED"
-# shellcheck disable=SC2086 # SBARGS: options, one a word
-switchbench --modes "$MODES" --apps "$APPS" --warmup "$WARMUP" --rounds "$ROUNDS" \
+# shellcheck disable=SC2086 # SBARGS, PERF_RUN: options, one a word
+$PERF_RUN switchbench --modes "$MODES" --apps "$APPS" --warmup "$WARMUP" --rounds "$ROUNDS" \
 	--anon-mb "$ANON_MB" --file-mb "$FILE_MB" --dwell-ms "$DWELL_MS" \
 	--lead-ms "$LEAD_MS" --order-seed "$ORDER_SEED" --dir $MNT --cgroup $CG \
 	--disk "$DISK" --swapdev zram0 $SBARGS >/tmp/sb.out 2>/tmp/sb.err &
@@ -128,6 +142,25 @@ done
 wait $sb
 rc=$?
 forward
+if [ "$PERF" = 1 ]; then
+	# Samples by command class (the apps are named after their mode,
+	# kworkers' names change with their work) and kernel symbol: one note
+	# per class, the result channel loses lines sent in a burst.
+	perf report -i /tmp/perf.data --stdio --no-children --sort comm,sym -g none 2>/dev/null |
+		awk '!/^#/ && NF >= 4 {
+			c = $2; sub(/[-\/].*/, "", c); sub(/[0-9]+$/, "", c)
+			pct = $1 + 0; tot[c] += pct; s[c " " $NF] += pct
+		}
+		END {
+			for (c in tot) printf "%.1f %s\n", tot[c], c > "/tmp/perf.class"
+			for (k in s) if (s[k] >= 0.2) printf "%.2f %s\n", s[k], k > "/tmp/perf.sym"
+		}'
+	note "PERF share of samples: $(sort -rn /tmp/perf.class | awk '{ printf "%s %s%%; ", $2, $1 }')"
+	for c in $(sort -rn /tmp/perf.class | awk '$1 >= 2 && $2 != "swapper" { print $2 }'); do
+		sleep 1
+		note "PERF $c: $(awk -v c="$c" '$2 == c' /tmp/perf.sym | sort -rn | head -n 20 | awk '{ printf "%s %s%%; ", $3, $1 }')"
+	done
+fi
 note "CSV,runtime,$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }')"
 if [ $rc -eq 0 ] && grep -q "^CSV,done" /tmp/sb.out; then
 	pass switchbench_ran

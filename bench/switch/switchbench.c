@@ -165,6 +165,7 @@ struct opts {
 	unsigned long seed, order_seed;
 	const char *dir, *cgroup, *disk, *swapdev;
 	const char *sqlite_lib;			/* set: the sqlite workload */
+	const char *perf_ctl;			/* perf record's --control fifo */
 	bool asap_stats;
 };
 
@@ -178,6 +179,7 @@ static struct opts o = {
 };
 static long page_size;
 static struct app apps[NR_MODES][MAX_APPS];
+static int perf_ctl_fd = -1;
 static pid_t home_pid;
 
 static void die(const char *fmt, ...)
@@ -190,6 +192,17 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/*
+ * Turn perf record's sampling on or off (its --control fifo, opened in
+ * main()), so that a profile holds the measured switches and nothing of
+ * the setup, the eviction or the dwell.
+ */
+static void perf_ctl(const char *cmd)
+{
+	if (perf_ctl_fd >= 0 && write(perf_ctl_fd, cmd, strlen(cmd)) < 0)
+		die("--perf-ctl: %s", strerror(errno));
 }
 
 /* The calling thread's major faults so far. */
@@ -1558,11 +1571,13 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 	bool pf_on = false, asap = a->mode == MODE_ASAP;
 	struct sample s0, s1, s2;
 	struct reply t, st, ev, se;
-	long long obs_ns = 0, obs_cpu = 0, pf_ns = 0, pf_cpu = 0;
+	long long obs_ns = 0, obs_cpu = 0, pf_ns = 0, pf_cpu = 0, moved_ns;
 	long asked[NR_KINDS] = { 0, 0 };
 	int prev = a->last_round, k;
 
 	app_call(a, OP_SNAP, 0, &t);
+	if (measured)
+		perf_ctl("enable\n");
 	sample(&s0);
 	if (asap) {
 		cg_move("bg", home_pid);
@@ -1570,6 +1585,7 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 	} else {
 		cg_move("fg", a->pid);
 	}
+	moved_ns = now_ns();
 	if (a->mode == MODE_DAEMON && a->obs.valid) {
 		pf_kick(a, prev);
 		pf_on = true;
@@ -1581,6 +1597,8 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 		sleep_ms(o.lead_ms);
 	app_call(a, OP_TOUCH, round, &t);
 	sample(&s1);
+	if (measured)
+		perf_ctl("disable\n");
 	if (pf_on) {
 		pf_wait();
 		for (k = 0; k < NR_KINDS; k++) {
@@ -1628,7 +1646,7 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 	printf("CSV,switch,%s,%d,%d,%d,%lld,%lld,%ld,%ld,%ld,%ld,%ld,%lld,"
 	       "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
 	       "%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,"
-	       "%ld,%ld,%lld,%lld,%lld,%lld,%ld,%lld,%ld,%lld\n",
+	       "%ld,%ld,%lld,%lld,%lld,%lld,%ld,%lld,%ld,%lld,%lld\n",
 	       mode_name[a->mode], a->idx, round, pos,
 	       (s1.ns - s0.ns) / 1000, t.touch_ns / 1000,
 	       t.pages[K_ANON], t.pages[K_FILE],
@@ -1642,7 +1660,8 @@ static void do_switch(struct app *a, int round, int pos, bool measured)
 	       ev.resident[K_ANON], ev.resident[K_FILE],
 	       asked[K_ANON], asked[K_FILE], pf_ns / 1000, pf_cpu / 1000,
 	       obs_ns / 1000, obs_cpu / 1000, se.settled, (s2.ns - s0.ns) / 1000,
-	       t.pre_majflt, (t.start_ns - s0.ns) / 1000);
+	       t.pre_majflt, (t.start_ns - s0.ns) / 1000,
+	       (moved_ns - s0.ns) / 1000);
 	fflush(stdout);
 }
 
@@ -1666,7 +1685,7 @@ static void print_header(void)
 	       "res0_anon,res0_file,needed_anon,needed_file,hits_anon,hits_file,"
 	       "wasted_anon,wasted_file,left_anon,left_file,"
 	       "pf_asked_anon,pf_asked_file,pf_wall_us,pf_cpu_us,obs_wall_us,obs_cpu_us,"
-	       "settled_anon,dwell_us,pre_majflt,start_us\n");
+	       "settled_anon,dwell_us,pre_majflt,start_us,moved_us\n");
 }
 
 /* --- command line ------------------------------------------------------------------ */
@@ -1693,6 +1712,8 @@ static void usage(FILE *f)
 		"  --disk DEV          block device of DIR, for bytes read (vdb)\n"
 		"  --swapdev DEV       swap block device (zram0)\n"
 		"  --asap-stats        print the asap apps' module counters and who it tracks\n"
+		"  --perf-ctl FIFO     perf record's --control fifo: sampling on from each\n"
+		"                      measured switch event to the end of the app's touch\n"
 		"  --sqlite-lib PATH   the sqlite workload: apps dlopen a per-mode copy of this\n"
 		"                      libsqlite3 and query a --file-mb database (mmap) and a\n"
 		"                      --anon-mb in-memory table; oracle is left out\n"
@@ -1758,6 +1779,7 @@ static void parse(int argc, char **argv)
 		{ "dir", 1, 0, 'D' }, { "cgroup", 1, 0, 'g' },
 		{ "disk", 1, 0, 'k' }, { "swapdev", 1, 0, 'z' },
 		{ "asap-stats", 0, 0, 'T' }, { "sqlite-lib", 1, 0, 'Q' },
+		{ "perf-ctl", 1, 0, 'P' },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -1786,6 +1808,7 @@ static void parse(int argc, char **argv)
 		case 'z': bad |= !*optarg || strchr(optarg, '/') != NULL; o.swapdev = optarg; break;
 		case 'T': o.asap_stats = true; break;
 		case 'Q': o.sqlite_lib = optarg; break;
+		case 'P': o.perf_ctl = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad = 1; break;
 		}
@@ -1834,6 +1857,11 @@ int main(int argc, char **argv)
 
 	parse(argc, argv);
 	page_size = sysconf(_SC_PAGESIZE);
+	if (o.perf_ctl) {
+		perf_ctl_fd = open(o.perf_ctl, O_WRONLY | O_CLOEXEC);
+		if (perf_ctl_fd < 0)
+			die("--perf-ctl %s: %s", o.perf_ctl, strerror(errno));
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	print_header();
 	/* The launcher is not an app: it stays in fg, where no trigger is. */

@@ -25,7 +25,9 @@ A guest test is tests/vm/guest/NAME.sh.  Its header comments say what it needs:
     # vm-disk: flash 128M        an extra raw virtio disk, $DISK_flash in the guest
     # vm-kmod: null_blk zram     Debian kernel modules (and their deps) to ship
     # vm-bin: /usr/bin/fio       host binaries (and their ldd libraries) to ship;
-                                 a relative path with a / is under the tree
+                                 a relative path with a / is under the tree;
+                                 a trailing ? (/usr/bin/perf?): shipped if the
+                                 host has it, else left out with a log line
     # vm-append: foo=bar         more kernel command line
     # vm-alone: WHY              run with no other QEMU beside it (checks that
                                  compare times; ad-hoc scripts, the benchmarks,
@@ -616,8 +618,13 @@ def build_extras(kver, spec):
     mods = kmod_order(kver, spec.kmods) if spec.kmods else []
     bins = []
     for b in spec.bins:
+        optional = b.endswith("?")
+        b = b.rstrip("?")
         # a relative path with a "/" (tools/fb-backup) is the project's own
         p = guest_bin(b, arch)
+        if optional and (not p or not os.path.exists(p)):
+            log("%s: optional vm-bin %s is not on the host: not shipped" % (spec.name, b))
+            continue
         if not p or not os.path.exists(p):
             raise SystemExit("vm: %s: vm-bin %s not found on the host" % (spec.name, b))
         bins.append(p)
