@@ -230,9 +230,16 @@ cell() {
 	note "CSV,wphase,$BOOT,$r,$model,$c,$lvl,$((t1 - t0)),$(($3 - $1)),$(($4 - $2))"
 }
 
-# wake MODEL DEV ROUND CONFIG: wakeups beside a reader and a writer
+# ios DEV: reads and writes the device completed (/sys/block/DEV/stat)
+ios() {
+	awk '{ print $1, $5 }' "/sys/block/$1/stat"
+}
+
+# wake MODEL DEV ROUND CONFIG: wakeups beside a reader and a writer, and the
+# I/Os completed meanwhile (a scheduler that lets the reader do more reads
+# has more completion interrupts: the report divides by I/Os too)
 wake() {
-	local model=$1 dev=$2 r=$3 c=$4 rp i0 i1 t0 t1
+	local model=$1 dev=$2 r=$3 c=$4 rp i0 i1 t0 t1 io0 io1
 	writers_start "/dev/$dev" dio 1
 	fio --name=r --filename="/dev/$dev" --offset=$((WOFF_MB + 192))M --size=32M \
 		--rw=randread --bs=4k --direct=1 --ioengine=psync --time_based \
@@ -240,15 +247,17 @@ wake() {
 	rp=$!
 	sleep 1
 	i0=$(irqs)
+	io0=$(ios "$dev")
 	t0=$(now_ms)
 	sleep "$WAKE_S"
 	i1=$(irqs)
+	io1=$(ios "$dev")
 	t1=$(now_ms)
 	kill $rp 2>/dev/null
 	wait $rp 2>/dev/null
 	writers_stop
-	set -- $i0 $i1
-	note "CSV,wake,$BOOT,$r,$model,$c,$((t1 - t0)),$(($6 - $1)),$(($7 - $2)),$(($8 - $3)),$(($9 - $4)),$((${10} - $5))"
+	set -- $i0 $i1 $io0 $io1
+	note "CSV,wake,$BOOT,$r,$model,$c,$((t1 - t0)),$(($6 - $1)),$(($7 - $2)),$(($8 - $3)),$(($9 - $4)),$((${10} - $5)),$((${13} - ${11})),$((${14} - ${12}))"
 }
 
 note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$REPS,mbps=$MBPS,wake_s=$WAKE_S,warm_s=$WARM_S,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE,smartio_target_pct=$SIO_TARGET_PCT"

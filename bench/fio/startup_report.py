@@ -59,6 +59,8 @@ START = ["boot", "round", "pos", "model", "config", "writers", "app", "rep", "wa
          "majflt", "status"]
 WPHASE = ["boot", "round", "model", "config", "writers", "ms", "write_sectors", "read_sectors"]
 WAKE = ["boot", "round", "model", "config", "ms", "loc", "res", "timer", "hrtimer", "irqs"]
+# since 2026-12-05 the wake phase also counts the I/Os completed in it
+WAKE_IOS = WAKE + ["reads", "writes"]
 
 
 def rows_of(rows, kind, names):
@@ -106,7 +108,7 @@ class Data:
             self.start += [s for s in rows_of(rows, "start", START) if s["status"] == 0]
             self.bad = [s for s in rows_of(rows, "start", START) if s["status"] != 0]
             self.wphase += rows_of(rows, "wphase", WPHASE)
-            self.wake += rows_of(rows, "wake", WAKE)
+            self.wake += rows_of(rows, "wake", WAKE) + rows_of(rows, "wake", WAKE_IOS)
             self.params += [",".join(r[1:]) for r in rows if r[0] == "sparams"]
             self.models.update({r[1]: ",".join(r[2:]) for r in rows if r[0] == "smodel"})
         present = {s["config"] for s in self.start}
@@ -150,8 +152,16 @@ class Data:
         v = [w for w in self.wake if (w["model"], w["config"]) == (model, config) and w["ms"]]
         if not v:
             return None
-        return {k: median([w[k] * 1000.0 / w["ms"] for w in v])
-                for k in ("loc", "res", "timer", "hrtimer", "irqs")}
+        r = {k: median([w[k] * 1000.0 / w["ms"] for w in v])
+             for k in ("loc", "res", "timer", "hrtimer", "irqs")}
+        # per I/O: on null_blk (irqmode=2) every completion is a timer interrupt
+        io = [w for w in v if w.get("reads", 0) + w.get("writes", 0) > 0]
+        r["ios"] = median([(w["reads"] + w["writes"]) * 1000.0 / w["ms"] for w in io]) \
+            if io else None
+        for k in ("loc", "irqs"):
+            r[k + "_io"] = median([w[k] / float(w["reads"] + w["writes"]) for w in io]) \
+                if io else None
+        return r
 
 
 def civ(iv, d=2):
@@ -191,13 +201,16 @@ def write_csv(d, path):
                                    ["%.2f" % wm if wm is not None else ""])
         w.writerow([])
         w.writerow(["model", "config", "wake_ms", "loc_per_s", "res_per_s", "timer_softirq_per_s",
-                    "hrtimer_softirq_per_s", "all_irqs_per_s"])
+                    "hrtimer_softirq_per_s", "all_irqs_per_s", "ios_per_s", "loc_per_io",
+                    "all_irqs_per_io"])
         for m in d.models:
             for c in d.configs:
                 r = d.wake_rates(m, c)
                 if r:
                     w.writerow([m, c, ""] + ["%.0f" % r[k] for k in
-                                             ("loc", "res", "timer", "hrtimer", "irqs")])
+                                             ("loc", "res", "timer", "hrtimer", "irqs")] +
+                               ["" if r[k] is None else "%.*f" % (0 if k == "ios" else 2, r[k])
+                                for k in ("ios", "loc_io", "irqs_io")])
 
 
 def gnuplot(script):
@@ -333,14 +346,18 @@ def markdown(d, a, png):
                 L.append("| %s | %s | %s |" % (c, app, " | ".join(cells)))
         L += ["", "Wakeups while a 4 KiB O_DIRECT reader runs beside one O_DIRECT writer "
               "(per second, median; LOC = local timer interrupts, RES = rescheduling IPIs, "
-              "both CPUs):", "",
-              "| config | LOC/s | RES/s | TIMER softirq/s | HRTIMER softirq/s | all IRQs/s |",
-              "|---|---|---|---|---|---|"]
+              "both CPUs; null_blk completes each I/O from a timer, so the last columns "
+              "divide by the I/Os completed):", "",
+              "| config | LOC/s | RES/s | TIMER softirq/s | HRTIMER softirq/s | all IRQs/s "
+              "| I/Os/s | LOC per I/O | IRQs per I/O |",
+              "|---|---|---|---|---|---|---|---|---|"]
         for c in d.configs:
             r = d.wake_rates(m, c)
             if r:
-                L.append("| %s | %s |" % (c, " | ".join(
-                    "%.0f" % r[k] for k in ("loc", "res", "timer", "hrtimer", "irqs"))))
+                L.append("| %s | %s | %s |" % (c, " | ".join(
+                    "%.0f" % r[k] for k in ("loc", "res", "timer", "hrtimer", "irqs")),
+                    " | ".join("-" if r[k] is None else "%.*f" % (0 if k == "ios" else 2, r[k])
+                               for k in ("ios", "loc_io", "irqs_io"))))
         L += ["", "Targets (issue 15), model %s:" % m, ""]
         for lv in busy:
             s, b = d.iv(m, "smartio", lv), d.iv(m, "bfq", lv)
@@ -370,6 +387,7 @@ def splice(path, section):
         new = old[:i] + section.rstrip("\n") + old[j:]
     else:
         new = old.rstrip("\n") + ("\n\n" if old else "") + section
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write(new)
 
