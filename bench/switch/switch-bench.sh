@@ -49,8 +49,9 @@ WORKLOAD=$(opt workload synthetic)
 # more asap-prefetch.ko parameters, comma-separated (e.g. rules=seed,workers=1)
 ASAP_ARGS=$(opt asap_args "" | tr ',' ' ')
 # 1: profile the measured switches (perf record -a, sampling on from each
-# switch event to the end of the app's touch; PERF notes: CPU share per
-# command, and the top kernel symbols of each command over 2%)
+# switch event to the end of the app's touch; PERF notes: each command
+# class's share of the samples, and the top kernel symbols of every class
+# over 2% of them)
 PERF=$(opt perf 0)
 KO=/mobio/asap-prefetch.ko
 MNT=/mnt/data
