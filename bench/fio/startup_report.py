@@ -152,8 +152,7 @@ class Data:
         v = [w for w in self.wake if (w["model"], w["config"]) == (model, config) and w["ms"]]
         if not v:
             return None
-        r = {k: median([w[k] * 1000.0 / w["ms"] for w in v])
-             for k in ("loc", "res", "timer", "hrtimer", "irqs")}
+        r = {k: median([w[k] * 1000.0 / w["ms"] for w in v]) for k in WAKE_RATES}
         # per I/O: on null_blk (irqmode=2) every completion is a timer interrupt
         io = [w for w in v if w.get("reads", 0) + w.get("writes", 0) > 0]
         r["ios"] = median([(w["reads"] + w["writes"]) * 1000.0 / w["ms"] for w in io]) \
@@ -162,6 +161,18 @@ class Data:
             r[k + "_io"] = median([w[k] / float(w["reads"] + w["writes"]) for w in io]) \
                 if io else None
         return r
+
+
+WAKE_RATES = ("loc", "res", "timer", "hrtimer", "irqs")
+WAKE_PER_IO = ("ios", "loc_io", "irqs_io")
+
+
+def wake_cells(r, missing):
+    """A wake_rates row as text: the per-second rates, then I/Os/s and the per-I/O
+    ratios (MISSING where the phase counted no I/O)."""
+    return (["%.0f" % r[k] for k in WAKE_RATES] +
+            [missing if r[k] is None else "%.*f" % (0 if k == "ios" else 2, r[k])
+             for k in WAKE_PER_IO])
 
 
 def civ(iv, d=2):
@@ -207,10 +218,7 @@ def write_csv(d, path):
             for c in d.configs:
                 r = d.wake_rates(m, c)
                 if r:
-                    w.writerow([m, c, ""] + ["%.0f" % r[k] for k in
-                                             ("loc", "res", "timer", "hrtimer", "irqs")] +
-                               ["" if r[k] is None else "%.*f" % (0 if k == "ios" else 2, r[k])
-                                for k in ("ios", "loc_io", "irqs_io")])
+                    w.writerow([m, c, ""] + wake_cells(r, ""))
 
 
 def gnuplot(script):
@@ -354,10 +362,7 @@ def markdown(d, a, png):
         for c in d.configs:
             r = d.wake_rates(m, c)
             if r:
-                L.append("| %s | %s | %s |" % (c, " | ".join(
-                    "%.0f" % r[k] for k in ("loc", "res", "timer", "hrtimer", "irqs")),
-                    " | ".join("-" if r[k] is None else "%.*f" % (0 if k == "ios" else 2, r[k])
-                               for k in ("ios", "loc_io", "irqs_io"))))
+                L.append("| %s | %s |" % (c, " | ".join(wake_cells(r, "-"))))
         L += ["", "Targets (issue 15), model %s:" % m, ""]
         for lv in busy:
             s, b = d.iv(m, "smartio", lv), d.iv(m, "bfq", lv)
