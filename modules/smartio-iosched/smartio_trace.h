@@ -86,7 +86,7 @@ TRACE_EVENT(smartio_control,
 			   __entry->target_us = target_us;
 			   __entry->baseline_us = baseline_us;
 			   __entry->write_rate_kbps = write_rate_kbps;),
-	    TP_printk("%d,%d read_p90_us=%llu target_us=%llu baseline_us=%llu write_rate_kbps=%llu",
+	    TP_printk("%d,%d read_lat_us=%llu target_us=%llu baseline_us=%llu write_rate_kbps=%llu",
 		      MAJOR(__entry->dev), MINOR(__entry->dev),
 		      __entry->read_pct_us, __entry->target_us,
 		      __entry->baseline_us, __entry->write_rate_kbps)

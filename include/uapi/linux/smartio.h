@@ -20,7 +20,8 @@
  *   write_held            times a write was held back (cap or rate)
  *   write_rate_kbps       write rate allowed while reads are active, now
  *                         (0: no limit)
- *   read_p90_us           90th percentile of read latency, last window
+ *   read_lat_us           read latency at the read_lat_pct percentile
+ *                         (default the 90th), last window
  *   read_target_us        what the controller holds it to (0: no target yet)
  *   read_baseline_us      the same percentile of reads with no write around
  *                         (0: none seen yet)

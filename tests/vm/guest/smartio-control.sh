@@ -5,7 +5,7 @@
 # in flight), the same in one boot with the controller off (no rate) and on
 # (the defaults). With it on, the reads' 90th percentile is lower than with
 # it off, the rate came down from "no limit", writes still go at the floor
-# at least, the controller's own view (read_p90_us, read_target_us,
+# at least, the controller's own view (read_lat_us, read_target_us,
 # read_baseline_us) is set, and it gets there without polling the queue.
 # Then the reads stop: writes go unthrottled (the rate does not matter
 # without reads). Then a read target far above what reads see: the rate
@@ -48,7 +48,7 @@ phase() {
 	p90=$(fio_p90_us /tmp/ctl-$1.json read)
 	wios=$(fio_total_ios /tmp/ctl-$1.json write)
 	rios=$(fio_total_ios /tmp/ctl-$1.json read)
-	log "$1: read p90 $p90 us, $rios reads, $wios writes; $(tr '\n' ' ' </sys/kernel/debug/block/nullb0/sched/stats | grep -o 'write_rate_kbps [0-9]*\|read_p90_us [0-9]*\|read_target_us [0-9]*\|read_baseline_us [0-9]*\|controller_adjusts [0-9]*\|dispatch_empty [0-9]*\|queue_kicks [0-9]*' | tr '\n' ' ')"
+	log "$1: read p90 $p90 us, $rios reads, $wios writes; $(tr '\n' ' ' </sys/kernel/debug/block/nullb0/sched/stats | grep -o 'write_rate_kbps [0-9]*\|read_lat_us [0-9]*\|read_target_us [0-9]*\|read_baseline_us [0-9]*\|controller_adjusts [0-9]*\|dispatch_empty [0-9]*\|queue_kicks [0-9]*' | tr '\n' ' ')"
 }
 
 phase alone
@@ -77,7 +77,7 @@ check_le on_rate_came_down 1048575 "$rate"
 # the floor: 512 KiB per 500 ms, 8 writes of 128 KiB a second
 check_ge on_writes_at_floor_at_least $((RUNTIME * 8 * 3 / 4)) "$on_writes"
 check_ge on_target_set 1 "$(smartio_stat nullb0 read_target_us)"
-check_ge on_p90_seen 1 "$(smartio_stat nullb0 read_p90_us)"
+check_ge on_read_lat_seen 1 "$(smartio_stat nullb0 read_lat_us)"
 check_ge on_adjusts 1 "$(smartio_stat nullb0 controller_adjusts)"
 # each event (an insertion, a completion, a timer kick) runs the queue once
 # and ends with one empty dispatch when writes are held. null_blk's bandwidth
