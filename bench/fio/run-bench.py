@@ -95,7 +95,9 @@ def main():
                    help="writer levels: 0 (idle), bufN (N buffered + fsync), dioN (N O_DIRECT)")
     g.add_argument("--startup-configs",
                    default="none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,"
-                           "kyber-tuned,bfq-tuned,smartio-tuned")
+                           "kyber-tuned,bfq-tuned,smartio-tuned",
+                   help="schedulers (NAME, NAME-tuned, NAME@TUNABLE=V[+...]) and apart "
+                        "(the control: writers on a second null_blk)")
     g.add_argument("--wake-s", type=int, default=5, help="seconds of the wakeup phase")
     g.add_argument("--startup-csv", default=None,
                    help="default bench/fio/results/<date>-<kver>-startup.csv")

@@ -12,6 +12,12 @@
 # 4 KiB O_DIRECT reader beside one O_DIRECT writer for WAKE_S seconds, with
 # /proc/interrupts and /proc/softirqs sampled before and after.
 #
+# Config "apart" is the control: the app's device alone under none and the
+# writers on a second null_blk of the same model (nullb1). What the writers
+# cost the app there is not the app's device's doing (the guest's CPUs,
+# memory, page cache and writeback): a floor no scheduler of the app's
+# device can go below. It has no wakeup phase; the virtio model skips it.
+#
 #   CSV,sparams,k=v,...
 #   CSV,start,boot,round,pos,model,config,writers,app,rep,wall_us,majflt,status
 #   CSV,wphase,boot,round,model,config,writers,ms,write_sectors,read_sectors
@@ -61,12 +67,19 @@ sched_set() { # DEV NAME
 }
 
 # config DEV NAME: the scheduler of config NAME at its settings. NAME is a
-# scheduler, its -tuned point, or SCHED@TUNABLE=VALUE[+TUNABLE=VALUE...]
-# (a point of a sweep, e.g. smartio@read_idle_us=100000)
+# scheduler, its -tuned point, SCHED@TUNABLE=VALUE[+TUNABLE=VALUE...] (a
+# point of a sweep, e.g. smartio@read_idle_us=100000), or apart. WDEV: the
+# writers' device, DEV but for apart
 config() {
 	local d=$1 c=$2 s=${2%%@*} io=/sys/block/$1/queue/iosched kv
 	s=${s%-tuned}
+	WDEV=$d
 	sched_set "$d" none
+	if [ "$c" = apart ]; then
+		[ -b "/dev/$APART_DEV" ] || return 1
+		WDEV=$APART_DEV
+		return 0
+	fi
 	sched_set "$d" "$s" || return 1
 	case $c in
 	*@*)
@@ -94,7 +107,10 @@ shuffle() {
 }
 
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-dstat() { awk '{ print $7, $3 }' "/sys/block/$1/stat"; } # write, read sectors
+# dstat WDEV DEV: sectors written to WDEV, read from DEV
+dstat() {
+	echo "$(awk '{ print $7 }' "/sys/block/$1/stat") $(awk '{ print $3 }' "/sys/block/$2/stat")"
+}
 
 # writers DEV KIND N: N writers of KIND (buf: 16 KiB buffered, fsync every 32;
 # dio: 128 KiB O_DIRECT, 8 in flight), each on its own 32 MiB of the raw
@@ -208,9 +224,9 @@ cell() {
 	buf*) kind=buf n=${lvl#buf} ;;
 	dio*) kind=dio n=${lvl#dio} ;;
 	esac
-	[ "$n" -gt 0 ] && { writers_start "/dev/$dev" $kind "$n"; sleep "$WARM_S"; }
+	[ "$n" -gt 0 ] && { writers_start "/dev/$WDEV" $kind "$n"; sleep "$WARM_S"; }
 	why_start "$dev"
-	s0=$(dstat "$dev")
+	s0=$(dstat "$WDEV" "$dev")
 	t0=$(now_ms)
 	rep=1
 	while [ $rep -le "$REPS" ]; do
@@ -223,7 +239,7 @@ cell() {
 		rep=$((rep + 1))
 	done
 	t1=$(now_ms)
-	s1=$(dstat "$dev")
+	s1=$(dstat "$WDEV" "$dev")
 	[ "$n" -gt 0 ] && writers_stop
 	why_end "$dev" "$model" "$r" "$c" "$lvl"
 	set -- $s0 $s1
@@ -264,6 +280,16 @@ note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$
 trace_setup
 IMG_MB=$(( ($(stat -c %s /app.img) + 1048575) / 1048576 ))
 WOFF_MB=$(( (IMG_MB + 15) / 16 * 16 ))
+# nullb_make DIR: a null_blk of the nullb model through configfs DIR
+nullb_make() {
+	local kv
+	mkdir "$1"
+	for kv in size=$((WOFF_MB + 256)) memory_backed=1 queue_mode=2 submit_queues=1 \
+		hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS blocksize=4096; do
+		echo "${kv#*=}" >"$1/${kv%%=*}" || fail startup_nullb "${kv%%=*} refused"
+	done
+	echo 1 >"$1/power"
+}
 mkdir -p $APP
 for model in $MODELS; do
 	case $model in
@@ -271,16 +297,22 @@ for model in $MODELS; do
 		mkdir -p /sys/kernel/config 2>/dev/null
 		[ -d /sys/kernel/config/nullb ] || mount -t configfs none /sys/kernel/config
 		d=/sys/kernel/config/nullb/nullb0
-		mkdir $d
-		for kv in size=$((WOFF_MB + 256)) memory_backed=1 queue_mode=2 submit_queues=1 \
-			hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS blocksize=4096; do
-			echo "${kv#*=}" >$d/${kv%%=*} || fail startup_nullb "${kv%%=*} refused"
-		done
-		echo 1 >$d/power
+		nullb_make $d
 		dev=nullb0
 		note "CSV,smodel,nullb,null_blk memory_backed=1 queue_mode=2 submit_queues=1 hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS"
+		# the apart config's writers: a twin of nullb0 (null_blk names
+		# the disk after its configfs directory)
+		APART_DEV=
+		case " $CONFIGS " in
+		*" apart "*)
+			nullb_make ${d%/*}/nullb1
+			APART_DEV=nullb1
+			sched_set $APART_DEV none
+			;;
+		esac
 		;;
 	virtio)
+		APART_DEV=
 		dev=${DISK_data#/dev/}
 		note "CSV,smodel,virtio,virtio-blk raw image with QEMU throttling.bps-total (see run-bench.py)"
 		;;
@@ -297,17 +329,25 @@ for model in $MODELS; do
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		for c in $(shuffle "c$r" $CONFIGS); do
+			if [ "$c" = apart ] && [ -z "$APART_DEV" ]; then
+				log "model $model: no second device, config apart skipped"
+				continue
+			fi
 			config $dev $c || { fail "startup_${model}_$c" "cannot set up $c"; continue; }
 			for lvl in $(shuffle "w$r$c" $WRITERS); do
 				cell $model $dev $r $c $lvl
 			done
-			wake $model $dev $r $c
+			[ "$c" = apart ] || wake $model $dev $r $c
 		done
 		r=$((r + 1))
 	done
 	umount $APP
 	sched_set $dev none
-	[ $model = nullb ] && { echo 0 >$d/power; rmdir $d; }
+	if [ $model = nullb ]; then
+		echo 0 >$d/power
+		rmdir $d
+		[ -n "$APART_DEV" ] && { echo 0 >${d%/*}/nullb1/power; rmdir ${d%/*}/nullb1; }
+	fi
 done
 rm -f /app.img
 pass bench_done

@@ -131,7 +131,7 @@ static const unsigned int smartio_expire_ms[] = {
  * read latency at read_lat_pct (p90): in one-boot sweeps of the start-up
  * bench (bench/fio startup-bench.sh) 105-115% kept start-ups beside a
  * writer near their time alone and 130%, the seed's aim, did not
- * (1.21-1.26x); over five two-boot runs (docs/results.md) 110% gave
+ * (1.21-1.26x); over six two-boot runs (docs/results.md) 110% gave
  * 1.06-1.42x, bfq 1.67-2.58x. Writes keep at least
  * the floor. 100 ms windows hold dozens of reads on a phone's flash.
  * Reads stay active for 100 ms after the last one: a start-up pauses
