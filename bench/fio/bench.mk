@@ -35,8 +35,10 @@ bench-smartio-quick:
 # startup_app.py, startup-run.c, startup_report.py): cold start-ups of
 # python3, sqlite3 and gdb read from an ext4 image on the device under test,
 # beside 0, 1 and 5 buffered+fsync writers and 1 and 5 O_DIRECT streams, for
-# none, mq-deadline, kyber, bfq, smartio and one tuned point per peer; every
-# config shuffled in each round; BOOTS boots of ROUNDS rounds, REPS start-ups
+# none, mq-deadline, kyber, bfq, smartio and one tuned point per peer, and the
+# control apart (the writers on a second null_blk: what they cost the app
+# without sharing its device; nullb model only); every config shuffled in
+# each round; BOOTS boots of ROUNDS rounds, REPS start-ups
 # of each app per cell and round (>= 10 per cell at the defaults: 2 x 2 x 3).
 # Writes bench/fio/results/<date>-<kver>-startup.csv, the "App start-up under
 # background writes" section of docs/smartio-results.md and

@@ -94,7 +94,7 @@ def main():
     g.add_argument("--startup-writers", default="0,buf1,buf5,dio1,dio5",
                    help="writer levels: 0 (idle), bufN (N buffered + fsync), dioN (N O_DIRECT)")
     g.add_argument("--startup-configs",
-                   default="none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,"
+                   default="apart,none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,"
                            "kyber-tuned,bfq-tuned,smartio-tuned",
                    help="schedulers (NAME, NAME-tuned, NAME@TUNABLE=V[+...]) and apart "
                         "(the control: writers on a second null_blk)")

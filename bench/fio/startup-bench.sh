@@ -36,7 +36,7 @@ opt() { # KEY DEFAULT
 	echo "${v:-$2}"
 }
 MODELS=$(opt models nullb | tr ',' ' ')
-CONFIGS=$(opt configs none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,kyber-tuned,bfq-tuned,smartio-tuned | tr ',' ' ')
+CONFIGS=$(opt configs apart,none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,kyber-tuned,bfq-tuned,smartio-tuned | tr ',' ' ')
 WRITERS=$(opt writers 0,buf1,buf5,dio1,dio5 | tr ',' ' ')
 APPS=$(opt apps python,sqlite,gdb | tr ',' ' ')
 ROUNDS=$(opt rounds 2)
