@@ -123,36 +123,30 @@ class Data:
                                 []).append(s["wall_us"])
         self.base = {k: median(v) for k, v in base.items()}
 
-    def groups(self, model, config, writers, app=None, boot=None):
-        """{(boot, round): [ratios to idle]}"""
+    def groups(self, model, config, writers, app=None, boot=None, ref=None):
+        """{(boot, round): [ratios]}: each start-up over the median idle start-up
+        of the same app, config, boot and round, or with REF over the median
+        start-up of config REF at the same writers, app, boot and round"""
+        base = self.base
+        if ref:
+            walls = {}
+            for s in self.start:
+                if (s["model"], s["config"], s["writers"]) == (model, ref, writers):
+                    walls.setdefault((s["boot"], s["round"], model, config, s["app"]),
+                                     []).append(s["wall_us"])
+            base = {k: median(v) for k, v in walls.items()}
         out = {}
         for s in self.start:
             if (s["model"], s["config"], s["writers"]) != (model, config, writers) or \
                     (app and s["app"] != app) or (boot and s["boot"] != boot):
                 continue
-            b = self.base.get((s["boot"], s["round"], model, config, s["app"]))
+            b = base.get((s["boot"], s["round"], model, config, s["app"]))
             if b:
                 out.setdefault((s["boot"], s["round"]), []).append(s["wall_us"] / b)
         return out
 
     def iv(self, *args, **kw):
         return interval(self.groups(*args, **kw))
-
-    def iv_over(self, model, config, writers, ref, boot=None):
-        """config's start-ups over the median start-up of config REF at the same
-        writers, app, boot and round: {(boot, round): [ratios]} bootstrapped"""
-        walls = {}
-        for s in self.start:
-            if (s["model"], s["writers"]) == (model, writers) and s["config"] in (config, ref):
-                walls.setdefault((s["config"], s["boot"], s["round"], s["app"]),
-                                 []).append(s["wall_us"])
-        out = {}
-        for (c, b, r, app), v in walls.items():
-            base = walls.get((ref, b, r, app))
-            if c != config or not base or (boot and b != boot):
-                continue
-            out.setdefault((b, r), []).extend(x / median(base) for x in v)
-        return interval(out)
 
     def walls(self, model, config, writers, app):
         return [s["wall_us"] / 1000.0 for s in self.start
@@ -350,7 +344,7 @@ def markdown(d, a, png):
                 cells.append(civ(iv) + cmp)
             L.append("| %s | %s |" % (c, " | ".join(cells)))
         L += ["", "Writers' throughput during the start-ups (MiB/s written to the device, "
-              "median):", "", "| config | " + " | ".join(level_name(lv) for lv in busy) + " |",
+              "median%s):" % ("; apart's to its own device" if "apart" in d.configs else ""), "", "| config | " + " | ".join(level_name(lv) for lv in busy) + " |",
               "|---|" + "---|" * len(busy)]
         for c in d.configs:
             L.append("| %s | %s |" % (c, " | ".join(
@@ -400,7 +394,7 @@ def markdown(d, a, png):
                     L.append("  - boot %d: smartio %s, bfq %s" % (boot, civ(sb), civ(bb)))
             ap = d.iv(m, "apart", lv)
             if ap:
-                over = d.iv_over(m, "smartio", lv, "apart")
+                over = d.iv(m, "smartio", lv, ref="apart")
                 L.append("  - the control apart (writers on another device) is %s of idle%s; "
                          "smartio's start-ups over apart's (same level, app, boot): %s" % (
                              civ(ap), ": the target is below what the writers cost "
