@@ -64,7 +64,7 @@ help:
 	@echo "make vm-test T=<test> [KVER=<kver>]   one guest test (tests/vm/guest/<test>.sh)"
 	@echo "make vm-check [KVER=<kver>] [T=...]   every guest test (or T's) on both kernels (or KVER)"
 	@echo "make vm-shell [KVER=<kver>]           an interactive VM with the modules"
-	@echo "make check-blktests [KVER=<kver>]     blktests' whole block group with smartio loaded (make check: 005 015-017 020 021); needs ../shared/blktests (MOBIO_SHARED)"
+	@echo "make check-blktests [KVER=<kver>]     blktests' whole block group with smartio loaded (make check: 005 015 020 021, the ones that select smartio); needs ../shared/blktests (MOBIO_SHARED)"
 	@echo "make soak-ppcache [KVER=<kver>]      the ppcache crash tests as soaks: 300 kills and 30 warm resets per kernel (make check: 50 and 6)"
 	@echo "make unit | sqlite-tests | checkpatch | sparse | dkms-check | install-check | make-selftest   the parts of make check"
 	@echo "make sqlite-tests  SQLite's own TCL tests against ppcache as the default VFS, on the host (T=\"pager1 crash*\": those files)"

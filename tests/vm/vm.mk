@@ -91,7 +91,7 @@ vm-check:
 	$(VM_RUN) check $(foreach k,$(VM_KVER_GIVEN),--kver $(k)) $(VM_ARGS) $(T)
 
 # blktests' whole block group (tests/vm/guest/smartio-blktests.sh; make check's
-# vm-check runs its subset: 005, 015-017, 020, 021). The blktests snapshot comes
+# vm-check runs its subset, the tests that select smartio: 005, 015, 020, 021). The blktests snapshot comes
 # from $(MOBIO_SHARED)/blktests, ../shared beside the repo root by default.
 check-blktests:
 	@test -n "$(VM_KVERS)" || { echo "no supported kernel installed: run 'make deps' (as root)" >&2; exit 1; }
