@@ -38,7 +38,8 @@ bench-smartio-quick:
 # none, mq-deadline, kyber, bfq, smartio and one tuned point per peer, and the
 # control apart (the writers on a second null_blk: what they cost the app
 # without sharing its device; nullb model only); every config shuffled in
-# each round; BOOTS boots of ROUNDS rounds, REPS start-ups
+# each round (SMARTIO_BENCH_ARGS="--startup-configs apart,apart:pinned,..."
+# adds configs whose apps run on CPU 0 and writers on the others); BOOTS boots of ROUNDS rounds, REPS start-ups
 # of each app per cell and round (>= 10 per cell at the defaults: 2 x 2 x 3).
 # Writes bench/fio/results/<date>-<kver>-startup.csv, the "App start-up under
 # background writes" section of docs/smartio-results.md and

@@ -97,7 +97,8 @@ def main():
                    default="apart,none,mq-deadline,kyber,bfq,smartio,mq-deadline-tuned,"
                            "kyber-tuned,bfq-tuned,smartio-tuned",
                    help="schedulers (NAME, NAME-tuned, NAME@TUNABLE=V[+...]) and apart "
-                        "(the control: writers on a second null_blk)")
+                        "(the control: writers on a second null_blk); any may end in "
+                        ":pinned (apps on CPU 0, writers on the others)")
     g.add_argument("--wake-s", type=int, default=5, help="seconds of the wakeup phase")
     g.add_argument("--startup-csv", default=None,
                    help="default bench/fio/results/<date>-<kver>-startup.csv")

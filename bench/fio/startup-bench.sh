@@ -18,9 +18,17 @@
 # memory, page cache and writeback): a floor no scheduler of the app's
 # device can go below. It has no wakeup phase; the virtio model skips it.
 #
+# A config with the suffix ":pinned" (apart:pinned, smartio:pinned) runs the
+# apps on CPU 0 and the writers on the other CPUs: beside its unpinned twin it
+# tells what the writers cost the app through the CPU it would share with them
+# (the writers' kernel threads, writeback and completions, are not pinned).
+# It has no wakeup phase. Each wphase also notes the guest's CPU ticks in the
+# cell (/proc/stat's cpu line, every CPU: busy = user + nice + system + irq +
+# softirq + steal, all = busy + idle + iowait).
+#
 #   CSV,sparams,k=v,...
 #   CSV,start,boot,round,pos,model,config,writers,app,rep,wall_us,majflt,status
-#   CSV,wphase,boot,round,model,config,writers,ms,write_sectors,read_sectors
+#   CSV,wphase,boot,round,model,config,writers,ms,write_sectors,read_sectors,cpu_busy,cpu_all
 #   CSV,wake,boot,round,model,config,ms,loc,res,timer_softirq,hrtimer_softirq,all_irqs
 # vm-kmod: null_blk kyber-iosched bfq ext4
 # vm-bin: /usr/bin/fio build/bench-smartio/startup-run
@@ -68,12 +76,20 @@ sched_set() { # DEV NAME
 
 # config DEV NAME: the scheduler of config NAME at its settings. NAME is a
 # scheduler, its -tuned point, SCHED@TUNABLE=VALUE[+TUNABLE=VALUE...] (a
-# point of a sweep, e.g. smartio@read_idle_us=100000), or apart. WDEV: the
-# writers' device, DEV but for apart
+# point of a sweep, e.g. smartio@read_idle_us=100000), or apart; any of them
+# may end in :pinned. WDEV: the writers' device, DEV but for apart; APP_PIN,
+# WRITER_PIN: the taskset command the apps and the writers run under (empty:
+# unpinned; a word list, expanded unquoted, so that a writer's $! is fio's pid)
 config() {
-	local d=$1 c=$2 s=${2%%@*} io=/sys/block/$1/queue/iosched kv
+	local d=$1 c=${2%:pinned} s io=/sys/block/$1/queue/iosched kv
+	s=${c%%@*}
 	s=${s%-tuned}
 	WDEV=$d
+	APP_PIN= WRITER_PIN=
+	if [ "$c" != "$2" ]; then
+		[ "$(nproc)" -ge 2 ] || return 1
+		APP_PIN="taskset -c 0" WRITER_PIN="taskset -c 1-$(($(nproc) - 1))"
+	fi
 	sched_set "$d" none
 	if [ "$c" = apart ]; then
 		[ -b "/dev/$APART_DEV" ] || return 1
@@ -107,14 +123,16 @@ shuffle() {
 }
 
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-# dstat WDEV DEV: sectors written to WDEV, read from DEV
+# dstat WDEV DEV: sectors written to WDEV, read from DEV, and the CPU ticks
+# busy and all
 dstat() {
-	echo "$(awk '{ print $7 }' "/sys/block/$1/stat") $(awk '{ print $3 }' "/sys/block/$2/stat")"
+	echo "$(awk '{ print $7 }' "/sys/block/$1/stat") $(awk '{ print $3 }' "/sys/block/$2/stat")" \
+		"$(awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat)"
 }
 
 # writers DEV KIND N: N writers of KIND (buf: 16 KiB buffered, fsync every 32;
 # dio: 128 KiB O_DIRECT, 8 in flight), each on its own 32 MiB of the raw
-# region after the image; their pids in WPIDS
+# region after the image, under WRITER_PIN; their pids in WPIDS
 WPIDS=
 writers_start() {
 	local dev=$1 kind=$2 n=$3 i=0 off
@@ -122,10 +140,10 @@ writers_start() {
 	while [ $i -lt "$n" ]; do
 		off=$((WOFF_MB + i * 32))M
 		case $kind in
-		buf) fio --name=w$i --filename="$dev" --offset=$off --size=32M --rw=write \
+		buf) $WRITER_PIN fio --name=w$i --filename="$dev" --offset=$off --size=32M --rw=write \
 			--bs=16k --ioengine=psync --fsync=32 --time_based --runtime=36000 \
 			>/dev/null 2>&1 & ;;
-		dio) fio --name=w$i --filename="$dev" --offset=$off --size=32M --rw=write \
+		dio) $WRITER_PIN fio --name=w$i --filename="$dev" --offset=$off --size=32M --rw=write \
 			--bs=128k --direct=1 --ioengine=libaio --iodepth=8 --time_based \
 			--runtime=36000 >/dev/null 2>&1 & ;;
 		esac
@@ -138,16 +156,22 @@ writers_stop() {
 	for p in $WPIDS; do kill "$p" 2>/dev/null; done
 	for p in $WPIDS; do wait "$p" 2>/dev/null; done
 	WPIDS=
+	# a writer left running would write through the next cells
+	if pidof fio >/dev/null; then
+		fail startup_writers_stop "fio still running after the writers were stopped"
+		killall -9 fio
+	fi
 }
 
-# app_run APP: one cold start-up of APP from the image; "wall_us majflt status"
+# app_run APP: one cold start-up of APP from the image, under APP_PIN;
+# "wall_us majflt status"
 PYMODS=json,decimal,email.parser,sqlite3,asyncio,xml.etree.ElementTree,http.client,argparse,logging,csv
 app_run() {
 	case $1 in
-	python) startup-run $APP /usr/bin/python3.11 -c "import $PYMODS" ;;
-	sqlite) startup-run $APP /usr/bin/sqlite3 /data/app.db \
+	python) $APP_PIN startup-run $APP /usr/bin/python3.11 -c "import $PYMODS" ;;
+	sqlite) $APP_PIN startup-run $APP /usr/bin/sqlite3 /data/app.db \
 		"select count(*), max(ts) from msg where peer = 42; select body from msg where id = 31337; pragma integrity_check" ;;
-	gdb) startup-run $APP /usr/bin/gdb -nx -batch -ex "show version" ;;
+	gdb) $APP_PIN startup-run $APP /usr/bin/gdb -nx -batch -ex "show version" ;;
 	esac
 }
 
@@ -243,7 +267,7 @@ cell() {
 	[ "$n" -gt 0 ] && writers_stop
 	why_end "$dev" "$model" "$r" "$c" "$lvl"
 	set -- $s0 $s1
-	note "CSV,wphase,$BOOT,$r,$model,$c,$lvl,$((t1 - t0)),$(($3 - $1)),$(($4 - $2))"
+	note "CSV,wphase,$BOOT,$r,$model,$c,$lvl,$((t1 - t0)),$(($5 - $1)),$(($6 - $2)),$(($7 - $3)),$(($8 - $4))"
 }
 
 # ios DEV: reads and writes the device completed (/sys/block/DEV/stat)
@@ -304,7 +328,7 @@ for model in $MODELS; do
 		# the disk after its configfs directory)
 		APART_DEV=
 		case " $CONFIGS " in
-		*" apart "*)
+		*" apart "* | *" apart:pinned "*)
 			nullb_make ${d%/*}/nullb1
 			APART_DEV=nullb1
 			sched_set $APART_DEV none
@@ -329,7 +353,7 @@ for model in $MODELS; do
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		for c in $(shuffle "c$r" $CONFIGS); do
-			if [ "$c" = apart ] && [ -z "$APART_DEV" ]; then
+			if [ "${c%:pinned}" = apart ] && [ -z "$APART_DEV" ]; then
 				log "model $model: no second device, config apart skipped"
 				continue
 			fi
@@ -337,7 +361,7 @@ for model in $MODELS; do
 			for lvl in $(shuffle "w$r$c" $WRITERS); do
 				cell $model $dev $r $c $lvl
 			done
-			[ "$c" = apart ] || wake $model $dev $r $c
+			case $c in apart | *:pinned) ;; *) wake $model $dev $r $c ;; esac
 		done
 		r=$((r + 1))
 	done

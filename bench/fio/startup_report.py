@@ -58,6 +58,8 @@ TARGET = 1.15
 START = ["boot", "round", "pos", "model", "config", "writers", "app", "rep", "wall_us",
          "majflt", "status"]
 WPHASE = ["boot", "round", "model", "config", "writers", "ms", "write_sectors", "read_sectors"]
+# since 2026-12-06 a wphase also counts the guest's CPU ticks, busy and all
+WPHASE_CPU = WPHASE + ["cpu_busy", "cpu_all"]
 WAKE = ["boot", "round", "model", "config", "ms", "loc", "res", "timer", "hrtimer", "irqs"]
 # since 2026-12-05 the wake phase also counts the I/Os completed in it
 WAKE_IOS = WAKE + ["reads", "writes"]
@@ -107,7 +109,7 @@ class Data:
             rows = parse(p)
             self.start += [s for s in rows_of(rows, "start", START) if s["status"] == 0]
             self.bad = [s for s in rows_of(rows, "start", START) if s["status"] != 0]
-            self.wphase += rows_of(rows, "wphase", WPHASE)
+            self.wphase += rows_of(rows, "wphase", WPHASE) + rows_of(rows, "wphase", WPHASE_CPU)
             self.wake += rows_of(rows, "wake", WAKE) + rows_of(rows, "wake", WAKE_IOS)
             self.params += [",".join(r[1:]) for r in rows if r[0] == "sparams"]
             self.models.update({r[1]: ",".join(r[2:]) for r in rows if r[0] == "smodel"})
@@ -158,6 +160,13 @@ class Data:
              if (w["model"], w["config"], w["writers"]) == (model, config, writers) and w["ms"]]
         return median(v) if v else None
 
+    def cpu_busy(self, model, config, writers):
+        """median share of the guest's CPU time busy in the cells (0-1), or None"""
+        v = [w["cpu_busy"] / float(w["cpu_all"]) for w in self.wphase
+             if (w["model"], w["config"], w["writers"]) == (model, config, writers) and
+             w.get("cpu_all")]
+        return median(v) if v else None
+
     def wake_rates(self, model, config):
         v = [w for w in self.wake if (w["model"], w["config"]) == (model, config) and w["ms"]]
         if not v:
@@ -205,7 +214,7 @@ def write_csv(d, path):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["model", "config", "writers", "app", "n", "median_ms", "p90_ms",
-                    "ratio_median", "ratio_lo", "ratio_hi", "writers_mib_s"])
+                    "ratio_median", "ratio_lo", "ratio_hi", "writers_mib_s", "cpu_busy"])
         for m in d.models:
             for c in d.configs:
                 for lv in d.levels:
@@ -215,11 +224,12 @@ def write_csv(d, path):
                         if not walls:
                             continue
                         iv = d.iv(m, c, lv, None if app == "all" else app)
-                        wm = d.wmib(m, c, lv)
+                        wm, cb = d.wmib(m, c, lv), d.cpu_busy(m, c, lv)
                         w.writerow([m, c, lv, app, len(walls), "%.1f" % median(walls),
                                     "%.1f" % pct(walls, 90)] +
                                    (["%.3f" % x for x in iv[:3]] if iv else ["", "", ""]) +
-                                   ["%.2f" % wm if wm is not None else ""])
+                                   ["%.2f" % wm if wm is not None else "",
+                                    "%.3f" % cb if cb is not None else ""])
         w.writerow([])
         w.writerow(["model", "config", "wake_ms", "loc_per_s", "res_per_s", "timer_softirq_per_s",
                     "hrtimer_softirq_per_s", "all_irqs_per_s", "ios_per_s", "loc_per_io",
@@ -323,7 +333,9 @@ def markdown(d, a, png):
          "target_slowdown_pct (values in the parameters). Config apart, where run, is the control: "
          "the app's device alone under none, the writers on a second null_blk of the same model, "
          "so its ratios are what the writers cost the app beside its device (CPUs, memory, "
-         "writeback), a floor no scheduler of the device goes below. "
+         "writeback), a floor no scheduler of the device goes below. A config ending in "
+         ":pinned runs the apps on CPU 0 and the writers on the other CPUs (their kernel "
+         "threads are not pinned). "
          "TCG: absolute times mean little, ratios do.", ""]
     for m, desc in d.models.items():
         extra = (" (throttling.bps-total=%d)" % a.throttle_bps) if m == "virtio" else ""
@@ -350,6 +362,14 @@ def markdown(d, a, png):
             L.append("| %s | %s |" % (c, " | ".join(
                 "%.1f" % x if x is not None else "-" for x in
                 (d.wmib(m, c, lv) for lv in busy))))
+        if any(d.cpu_busy(m, c, lv) is not None for c in d.configs for lv in d.levels):
+            L += ["", "Guest CPU busy during the cells (share of both CPUs' time, median):", "",
+                  "| config | " + " | ".join(level_name(lv) for lv in d.levels) + " |",
+                  "|---|" + "---|" * len(d.levels)]
+            for c in d.configs:
+                L.append("| %s | %s |" % (c, " | ".join(
+                    "%.0f%%" % (100 * x) if x is not None else "-" for x in
+                    (d.cpu_busy(m, c, lv) for lv in d.levels))))
         L += ["", "Per app: start-up median / p90 in ms (n), ratio to idle:", "",
               "| config | app | " + " | ".join(level_name(lv) for lv in d.levels) + " |",
               "|---|---|" + "---|" * len(d.levels)]
@@ -379,27 +399,34 @@ def markdown(d, a, png):
                 L.append("| %s | %s |" % (c, " | ".join(wake_cells(r, "-"))))
         L += ["", "Targets (issue 15), model %s:" % m, ""]
         for lv in busy:
-            s, b = d.iv(m, "smartio", lv), d.iv(m, "bfq", lv)
-            if not s:
-                continue
-            t = "holds" if s[2] <= TARGET else "does not hold" if s[1] > TARGET else \
-                "not separable"
-            L.append("- %s: smartio %s: <= %.2fx of idle %s; vs bfq %s: %s" % (
-                level_name(lv), civ(s), TARGET, t, civ(b),
-                {"better": "at least as good (better)", "not separable":
-                 "not separable", "worse": "worse than bfq"}.get(compare(s, b), "-")))
-            for boot in d.boots:
-                sb, bb = d.iv(m, "smartio", lv, boot=boot), d.iv(m, "bfq", lv, boot=boot)
-                if sb and bb and len(d.boots) > 1:
-                    L.append("  - boot %d: smartio %s, bfq %s" % (boot, civ(sb), civ(bb)))
-            ap = d.iv(m, "apart", lv)
-            if ap:
-                over = d.iv(m, "smartio", lv, ref="apart")
-                L.append("  - the control apart (writers on another device) is %s of idle%s; "
-                         "smartio's start-ups over apart's (same level, app, boot): %s" % (
-                             civ(ap), ": the target is below what the writers cost "
+            # each pair at its defaults, and pinned (apps on CPU 0) where run
+            for pin in ("", ":pinned"):
+                s, b = d.iv(m, "smartio" + pin, lv), d.iv(m, "bfq" + pin, lv)
+                if not s:
+                    continue
+                t = "holds" if s[2] <= TARGET else "does not hold" if s[1] > TARGET else \
+                    "not separable"
+                L.append("- %s: smartio%s %s: <= %.2fx of idle %s; vs bfq%s %s: %s" % (
+                    level_name(lv), pin, civ(s), TARGET, t, pin, civ(b),
+                    {"better": "at least as good (better)", "not separable":
+                     "not separable", "worse": "worse than bfq"}.get(compare(s, b), "-")))
+                for boot in d.boots:
+                    sb = d.iv(m, "smartio" + pin, lv, boot=boot)
+                    bb = d.iv(m, "bfq" + pin, lv, boot=boot)
+                    if sb and bb and len(d.boots) > 1:
+                        L.append("  - boot %d: smartio%s %s, bfq%s %s" % (
+                            boot, pin, civ(sb), pin, civ(bb)))
+                ap = d.iv(m, "apart" + pin, lv)
+                if not ap:
+                    continue
+                over = d.iv(m, "smartio" + pin, lv, ref="apart" + pin)
+                L.append("  - the control apart%s (writers on another device%s) is %s of "
+                         "idle%s; smartio%s's start-ups over apart%s's (same level, app, "
+                         "boot): %s" % (
+                             pin, pin and ", apps on their own CPU", civ(ap),
+                             ": the target is below what the writers cost "
                              "without sharing the device" if ap[1] > TARGET else "",
-                             civ(over)))
+                             pin, pin, civ(over)))
         L.append("")
     if png:
         L += ["![start-up chart](%s)" % os.path.basename(png), ""]
