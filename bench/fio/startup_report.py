@@ -386,17 +386,17 @@ def markdown(d, a, png):
                         median(w), pct(w, 90), len(w),
                         "" if lv == "0" or not iv else ", %.2fx" % iv[0]))
                 L.append("| %s | %s | %s |" % (c, app, " | ".join(cells)))
-        L += ["", "Wakeups while a 4 KiB O_DIRECT reader runs beside one O_DIRECT writer "
-              "(per second, median; LOC = local timer interrupts, RES = rescheduling IPIs, "
-              "both CPUs; null_blk completes each I/O from a timer, so the last columns "
-              "divide by the I/Os completed):", "",
-              "| config | LOC/s | RES/s | TIMER softirq/s | HRTIMER softirq/s | all IRQs/s "
-              "| I/Os/s | LOC per I/O | IRQs per I/O |",
-              "|---|---|---|---|---|---|---|---|---|"]
-        for c in d.configs:
-            r = d.wake_rates(m, c)
-            if r:
-                L.append("| %s | %s |" % (c, " | ".join(wake_cells(r, "-"))))
+        woke = [c for c in d.configs if d.wake_rates(m, c)]
+        if woke:
+            L += ["", "Wakeups while a 4 KiB O_DIRECT reader runs beside one O_DIRECT "
+                  "writer (per second, median; LOC = local timer interrupts, RES = "
+                  "rescheduling IPIs, both CPUs; null_blk completes each I/O from a timer, "
+                  "so the last columns divide by the I/Os completed):", "",
+                  "| config | LOC/s | RES/s | TIMER softirq/s | HRTIMER softirq/s | "
+                  "all IRQs/s | I/Os/s | LOC per I/O | IRQs per I/O |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for c in woke:
+            L.append("| %s | %s |" % (c, " | ".join(wake_cells(d.wake_rates(m, c), "-"))))
         L += ["", "Targets (issue 15), model %s:" % m, ""]
         for lv in busy:
             # each pair at its defaults, and pinned (apps on CPU 0) where run
