@@ -189,8 +189,10 @@ irqs() {
 
 # startup.trace=1: each smartio cell also notes the bytes smartio dispatched
 # by direction and reason (its smartio_dispatch tracepoint), to tell writes
-# let through beside reads from those sent while reads were idle. The event
-# is enabled once, before any load: enabling one patches kernel text, and
+# let through beside reads from those sent while reads were idle, and its
+# controller's windows (smartio_control: their number, the mean read latency
+# percentile and write rate, the baseline and target first and last). The
+# events are enabled once, before any load: enabling one patches kernel text, and
 # under TCG that patching beside busy CPUs once oopsed (int3 in
 # ttwu_do_activate during text_poke_bp); per cell only the ring buffer is
 # switched on and off
@@ -200,6 +202,7 @@ trace_setup() {
 	echo 0 >$TRACEFS/tracing_on
 	echo 16384 >$TRACEFS/buffer_size_kb
 	echo 1 >$TRACEFS/events/smartio/smartio_dispatch/enable
+	echo 1 >$TRACEFS/events/smartio/smartio_control/enable
 }
 why_start() { # DEV
 	[ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$1/queue/scheduler" || return 0
@@ -212,6 +215,19 @@ why_end() { # DEV MODEL ROUND CONFIG LEVEL
 	[ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$dev/queue/scheduler" || return 0
 	echo 0 >$TRACEFS/tracing_on
 	awk -v pre="CSV,why,$BOOT,$2,$1,$3,$4" '
+		function val(k,   i) {
+			for (i = 1; i <= NF; i++)
+				if (index($i, k "=") == 1)
+					return substr($i, length(k) + 2) + 0
+		}
+		/smartio_control:/ {
+			cn++
+			clat += val("read_lat_us")
+			crate += val("write_rate_kbps")
+			if (cn == 1) { b0 = val("baseline_us"); t0 = val("target_us") }
+			b1 = val("baseline_us"); t1 = val("target_us")
+			next
+		}
 		/smartio_dispatch:/ {
 			for (i = 1; i <= NF; i++) {
 				if ($i == "smartio_dispatch:")
@@ -233,6 +249,10 @@ why_end() { # DEV MODEL ROUND CONFIG LEVEL
 			for (k in b) { split(k, f, " "); print pre "," f[1] "," f[2] "," b[k] }
 			for (g = 5; g <= 320; g *= 2)
 				print pre ",read-gaps,gt" g "ms," n[g] + 0 "," int(ms[g])
+			if (cn)
+				print pre ",control,windows," cn ",mean_read_lat_us," int(clat / cn) \
+					",mean_rate_kbps," int(crate / cn) ",baseline_us," b0 "," b1 \
+					",target_us," t0 "," t1
 		}' \
 		$TRACEFS/trace | while read -r l; do note "$l"; done
 	grep -q "LOST" $TRACEFS/trace && note "CSV,why,$BOOT,$2,$1,$3,$4,lost,events,1"
