@@ -363,7 +363,7 @@ def markdown(d, a, png):
                 "%.1f" % x if x is not None else "-" for x in
                 (d.wmib(m, c, lv) for lv in busy))))
         if any(d.cpu_busy(m, c, lv) is not None for c in d.configs for lv in d.levels):
-            L += ["", "Guest CPU busy during the cells (share of both CPUs' time, median):", "",
+            L += ["", "Guest CPU busy during the cells (share of all its CPUs' time, median):", "",
                   "| config | " + " | ".join(level_name(lv) for lv in d.levels) + " |",
                   "|---|" + "---|" * len(d.levels)]
             for c in d.configs:
@@ -395,8 +395,9 @@ def markdown(d, a, png):
                   "| config | LOC/s | RES/s | TIMER softirq/s | HRTIMER softirq/s | "
                   "all IRQs/s | I/Os/s | LOC per I/O | IRQs per I/O |",
                   "|---|---|---|---|---|---|---|---|---|"]
-        for c in woke:
-            L.append("| %s | %s |" % (c, " | ".join(wake_cells(d.wake_rates(m, c), "-"))))
+            for c in woke:
+                L.append("| %s | %s |" % (c, " | ".join(wake_cells(d.wake_rates(m, c),
+                                                                  "-"))))
         L += ["", "Targets (issue 15), model %s:" % m, ""]
         for lv in busy:
             # each pair at its defaults, and pinned (apps on CPU 0) where run

@@ -17,9 +17,10 @@
 # Which tests: the kernel command line's mobio.blktests=LIST (comma-separated,
 # "block" = the whole group; `make check-blktests` passes it through
 # MOBIO_VM_APPEND), else the make-check subset SMARTIO_BLKTESTS_QUICK below:
-# the tests that put smartio on a queue (the whole group takes ~11 min on TCG). Each test blktests ran is one case
-# ("blktests_block_005"); a "not run" is logged with blktests' reason, never
-# passed. Timed tests run TIMEOUT s (mobio.blktests_timeout, default 15).
+# the tests that put smartio on a queue (the whole group takes ~11 min on
+# TCG). Each test blktests ran is one case ("blktests_block_005"); a "not run"
+# is logged with blktests' reason, never passed. Timed tests run TIMEOUT s
+# (mobio.blktests_timeout, default 15).
 # mobio.blktests_smartio=0 runs the same without smartio-iosched.ko: the
 # baseline to compare a failure against.
 #
