@@ -191,7 +191,7 @@ irqs() {
 # by direction and reason (its smartio_dispatch tracepoint), to tell writes
 # let through beside reads from those sent while reads were idle, and its
 # controller's windows (smartio_control: their number, the mean read latency
-# percentile and write rate, the baseline and target first and last). The
+# and slowdown percentiles and the mean write rate). The
 # events are enabled once, before any load: enabling one patches kernel text, and
 # under TCG that patching beside busy CPUs once oopsed (int3 in
 # ttwu_do_activate during text_poke_bp); per cell only the ring buffer is
@@ -223,9 +223,8 @@ why_end() { # DEV MODEL ROUND CONFIG LEVEL
 		/smartio_control:/ {
 			cn++
 			clat += val("read_lat_us")
+			cslow += val("slowdown_pct")
 			crate += val("write_rate_kbps")
-			if (cn == 1) { b0 = val("baseline_us"); t0 = val("target_us") }
-			b1 = val("baseline_us"); t1 = val("target_us")
 			next
 		}
 		/smartio_dispatch:/ {
@@ -251,8 +250,7 @@ why_end() { # DEV MODEL ROUND CONFIG LEVEL
 				print pre ",read-gaps,gt" g "ms," n[g] + 0 "," int(ms[g])
 			if (cn)
 				print pre ",control,windows," cn ",mean_read_lat_us," int(clat / cn) \
-					",mean_rate_kbps," int(crate / cn) ",baseline_us," b0 "," b1 \
-					",target_us," t0 "," t1
+					",mean_slowdown_pct," int(cslow / cn) ",mean_rate_kbps," int(crate / cn)
 		}' \
 		$TRACEFS/trace | while read -r l; do note "$l"; done
 	grep -q "LOST" $TRACEFS/trace && note "CSV,why,$BOOT,$2,$1,$3,$4,lost,events,1"

@@ -21,16 +21,19 @@
  * and an hrtimer runs the queue at that time.
  *
  * The controller (smartio_ctl.h) sets the write rate once a window from
- * a percentile of read latency (read_lat_pct, default 90), measured from the
- * moment a read reaches the head of the reads (its insertion, or the
- * dispatch of the read before it; for a read held for bg_read_cap, its
- * dispatch) to its completion: waiting behind other reads does not count,
- * a device kept busy by writes does. The target is read_lat_target_us, or
- * target_slowdown_pct of the same percentile of reads that ran with no
- * write around (no forced probe: until such reads were seen, the fastest
- * windows stand in for them, which starts the controller strict and so lets
- * reads run alone). A proportional-integral rule on the logarithm of the
- * rate moves it toward the target, between the floor and write_rate_kbps.
+ * a percentile (read_lat_pct, default 90) of read slowdown: a read's latency,
+ * measured from the moment it reaches the head of the reads (its insertion,
+ * or the dispatch of the read before it; for a read held for bg_read_cap,
+ * its dispatch) to its completion, over that percentile of the latency of
+ * reads of its size class that ran with no write around. Waiting behind
+ * other reads does not count, a device kept busy by writes does, and a
+ * window of large reads is not taken for a slow one. The target is
+ * target_slowdown_pct (no forced probe: until a class has reads alone, its
+ * fastest read stands in for them, which starts the controller strict and
+ * so lets reads run alone); read_lat_target_us, when set, holds the
+ * latency percentile itself instead. A proportional-integral rule on the
+ * logarithm of the rate moves it toward the target, between the floor and
+ * write_rate_kbps.
  *
  * Counters: /sys/kernel/debug/block/<dev>/sched/stats and the "smartio"
  * generic netlink family (<linux/smartio.h>). Decisions: the smartio
@@ -127,8 +130,8 @@ static const unsigned int smartio_expire_ms[] = {
 };
 
 /*
- * Defaults of the write throttle and the controller. 110% of the baseline
- * read latency at read_lat_pct (p90): in one-boot sweeps of the start-up
+ * Defaults of the write throttle and the controller. A read slowdown of
+ * 110% at read_lat_pct (p90): in one-boot sweeps of the start-up
  * bench (bench/fio startup-bench.sh) 105-115% kept start-ups beside a
  * writer near their time alone and 130%, the seed's aim, did not
  * (1.21-1.26x); over six two-boot runs (docs/results.md) 110% gave
@@ -154,7 +157,7 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_WRITE_BUDGET_KB		512U
 /* The percentile of read latency the controller holds (read_lat_pct). */
 #define SMARTIO_READ_PCT		90U
-/* Reads with no write around before their percentile is the baseline. */
+/* Reads of a size class alone before their percentile is its baseline. */
 #define SMARTIO_BASELINE_SAMPLES	32U
 /* The rate's ceiling when write_rate_kbps is 0: no limit in practice. */
 #define SMARTIO_RATE_MAX		(64ULL << 30)
@@ -190,6 +193,9 @@ static const unsigned int smartio_expire_ms[] = {
 #define SMARTIO_RQ_IDLE		BIT(4)	/* idle class, counted in idle_inflight */
 #define SMARTIO_RQ_FG		BIT(5)	/* allocated by a foreground task */
 #define SMARTIO_RQ_BG_HELD	BIT(6)	/* a read held for bg_read_cap */
+/* From a read's dispatch: its size class (smartio_size_class()). */
+#define SMARTIO_RQ_SIZE_SHIFT	8
+#define SMARTIO_RQ_SIZE_MASK	(0x7UL << SMARTIO_RQ_SIZE_SHIFT)
 /*
  * rq->elv.priv[1]: insertion time, ns; from a read's dispatch, when its
  * latency started (smartio_start_request()). rq->fifo_time: deadline, ns;
@@ -260,14 +266,19 @@ struct smartio_data {
 	/* the controller (smartio_ctl.h) */
 	struct smartio_ctl ctl;
 	struct smartio_lat_hist win;	/* read latencies of this window */
-	struct smartio_lat_hist alone;	/* of reads with no write around */
+	struct smartio_lat_hist win_slow;	/* their slowdowns */
+	/* per size class: latencies of reads with no write around */
+	struct smartio_lat_hist alone[SMARTIO_SIZE_CLASSES];
+	u64 baseline_ns[SMARTIO_SIZE_CLASSES];	/* their percentile, 0: none */
+	u64 fastest_ns[SMARTIO_SIZE_CLASSES];	/* lowest latency, 0: none */
 	u64 win_start_ns;
 	u64 win_write_bytes;		/* writes dispatched in the window */
 	u64 read_head_ns;		/* dispatch of the last read */
-	u64 read_pct_ns;		/* the last window's percentile, 0: none */
-	u64 baseline_ns;		/* of reads alone, 0: none seen yet */
-	u64 fastest_ns;			/* lowest window p10, 0: none yet */
-	u64 target_ns;			/* the last window's target */
+	/* the last window: percentiles (0: no read) and what was held */
+	u64 read_pct_ns;		/* of latency */
+	u64 slow_pct;			/* of slowdown, SMARTIO_SLOWDOWN_ONE: 1 */
+	u64 target_ns;			/* latency target, 0: held slowdown */
+	u64 target_slow;		/* slowdown target, 0: held latency */
 	struct smartio_counters stats;
 
 	/* tunables (sysfs); read without the lock */
@@ -275,7 +286,7 @@ struct smartio_data {
 	unsigned int write_cap;
 	unsigned int controller;
 	unsigned int target_pct;
-	unsigned int read_lat_target_us;	/* 0: target_pct of alone */
+	unsigned int read_lat_target_us;	/* 0: hold target_pct */
 	unsigned int read_pct;		/* the percentile held */
 	unsigned int write_rate_kbps;	/* the rate off, its ceiling on */
 	unsigned int write_budget_kb;	/* per write_expire_ms: the floor */
@@ -424,27 +435,44 @@ static u64 smartio_burst(u64 rate)
 	return div_u64(rate, SMARTIO_BURST_DIV);
 }
 
-/*
- * The latency target of the window, ns: read_lat_target_us, else
- * target_slowdown_pct of the baseline, else of the fastest windows seen;
- * 0 when there is nothing to go by yet.
- */
-static u64 smartio_target(struct smartio_data *sd)
+/* A slowdown (smartio_slowdown()) in percent, rounded. */
+static u64 smartio_slow_to_pct(u64 slow)
 {
-	u64 fixed = (u64)READ_ONCE(sd->read_lat_target_us) * NSEC_PER_USEC;
-	u64 base = sd->baseline_ns ?: sd->fastest_ns;
-
-	if (fixed)
-		return fixed;
-	return div_u64(base * READ_ONCE(sd->target_pct), 100);
+	return div_u64(slow * 100 + SMARTIO_SLOWDOWN_ONE / 2,
+		       SMARTIO_SLOWDOWN_ONE);
 }
 
 static void smartio_trace_control(struct smartio_data *sd)
 {
 	trace_smartio_control(sd->dev, div_u64(sd->read_pct_ns, NSEC_PER_USEC),
+			      smartio_slow_to_pct(sd->slow_pct),
+			      smartio_slow_to_pct(sd->target_slow),
 			      div_u64(sd->target_ns, NSEC_PER_USEC),
-			      div_u64(sd->baseline_ns, NSEC_PER_USEC),
 			      div_u64(smartio_write_rate(sd), SZ_1K));
+}
+
+/*
+ * A size class's baseline from its reads alone, once it has enough of
+ * them. sd->lock held.
+ */
+static void smartio_baseline_update(struct smartio_data *sd, unsigned int c)
+{
+	u64 b;
+
+	if (sd->alone[c].n < SMARTIO_BASELINE_SAMPLES)
+		return;
+	b = smartio_lat_pct(&sd->alone[c], READ_ONCE(sd->read_pct));
+	/*
+	 * Down at once, up by an eighth of the step: a device's read latency
+	 * alone changes rarely, while reads that only looked alone (the
+	 * device still busy with what writes left it) would otherwise raise
+	 * the baseline, which lets more writes in.
+	 */
+	if (!sd->baseline_ns[c] || b < sd->baseline_ns[c])
+		sd->baseline_ns[c] = b;
+	else
+		sd->baseline_ns[c] += (b - sd->baseline_ns[c]) / 8;
+	memset(&sd->alone[c], 0, sizeof(sd->alone[c]));
 }
 
 /*
@@ -453,8 +481,10 @@ static void smartio_trace_control(struct smartio_data *sd)
  */
 static void smartio_window_end(struct smartio_data *sd, u64 now)
 {
+	u64 fixed = (u64)READ_ONCE(sd->read_lat_target_us) * NSEC_PER_USEC;
 	u64 ceiling = smartio_rate_tunable(sd) ?: SMARTIO_RATE_MAX;
-	u64 floor = smartio_floor_rate(sd), p10, old_rate;
+	u64 floor = smartio_floor_rate(sd), old_rate;
+	unsigned int pct = READ_ONCE(sd->read_pct), c;
 	struct smartio_ctl_window w = {
 		.write_bytes = sd->win_write_bytes,
 		.window_ns = max(now - sd->win_start_ns, 1ULL),
@@ -463,28 +493,22 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	};
 
 	sd->stats.windows++;
-	sd->read_pct_ns = smartio_lat_pct(&sd->win, READ_ONCE(sd->read_pct));
-	p10 = smartio_lat_pct(&sd->win, 10);
-	if (p10 && (!sd->fastest_ns || p10 < sd->fastest_ns))
-		sd->fastest_ns = p10;
-	if (sd->alone.n >= SMARTIO_BASELINE_SAMPLES) {
-		u64 b = smartio_lat_pct(&sd->alone, READ_ONCE(sd->read_pct));
-
-		/*
-		 * Down at once, up by an eighth of the step: a device's read
-		 * latency alone changes rarely, while reads that only looked
-		 * alone (the device still busy with what writes left it) would
-		 * otherwise raise the target, which lets more writes in.
-		 */
-		if (!sd->baseline_ns || b < sd->baseline_ns)
-			sd->baseline_ns = b;
-		else
-			sd->baseline_ns += (b - sd->baseline_ns) / 8;
-		memset(&sd->alone, 0, sizeof(sd->alone));
+	sd->read_pct_ns = smartio_lat_pct(&sd->win, pct);
+	sd->slow_pct = smartio_lat_pct(&sd->win_slow, pct);
+	for (c = 0; c < SMARTIO_SIZE_CLASSES; c++)
+		smartio_baseline_update(sd, c);
+	if (fixed) {
+		sd->target_ns = fixed;
+		sd->target_slow = 0;
+		w.read = sd->read_pct_ns;
+		w.target = fixed;
+	} else {
+		sd->target_ns = 0;
+		sd->target_slow = div_u64(SMARTIO_SLOWDOWN_ONE *
+					  READ_ONCE(sd->target_pct), 100);
+		w.read = sd->slow_pct;
+		w.target = sd->target_slow;
 	}
-	sd->target_ns = smartio_target(sd);
-	w.read_ns = sd->target_ns ? sd->read_pct_ns : 0;
-	w.target_ns = sd->target_ns;
 	old_rate = smartio_write_rate(sd);
 	if (READ_ONCE(sd->controller) && smartio_ctl_update(&sd->ctl, &w)) {
 		/* the time so far counts at the old rate */
@@ -495,26 +519,35 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	}
 	smartio_trace_control(sd);
 	memset(&sd->win, 0, sizeof(sd->win));
+	memset(&sd->win_slow, 0, sizeof(sd->win_slow));
 	sd->win_write_bytes = 0;
 	sd->win_start_ns = now;
 }
 
 /*
- * A read completed at @now: one latency sample, but for the idle class,
- * whose reads wait for quiet on purpose. sd->lock held.
+ * A read completed at @now: one latency sample, and its slowdown over its
+ * size class alone, but for the idle class, whose reads wait for quiet on
+ * purpose. sd->lock held.
  */
 static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 			      unsigned long flags, u64 now)
 {
-	u64 lat = now - smartio_rq_inserted_ns(rq);
+	u64 lat = max(now - smartio_rq_inserted_ns(rq), 1ULL);
+	unsigned int c = (flags & SMARTIO_RQ_SIZE_MASK) >>
+			 SMARTIO_RQ_SIZE_SHIFT;
 
 	sd->last_read_ns = now;
 	if (flags & SMARTIO_RQ_IDLE)
 		return;
 	smartio_lat_add(&sd->win, lat);
+	if (!sd->fastest_ns[c] || lat < sd->fastest_ns[c])
+		sd->fastest_ns[c] = lat;
+	smartio_lat_add(&sd->win_slow,
+			smartio_slowdown(lat, sd->baseline_ns[c] ?:
+					      sd->fastest_ns[c]));
 	/* alone at dispatch, and no write went while it was on the device */
 	if ((flags & SMARTIO_RQ_ALONE) && sd->last_write_ns < rq->fifo_time)
-		smartio_lat_add(&sd->alone, lat);
+		smartio_lat_add(&sd->alone[c], lat);
 	if (now - sd->win_start_ns >=
 	    (u64)READ_ONCE(sd->window_ms) * NSEC_PER_MSEC)
 		smartio_window_end(sd, now);
@@ -813,6 +846,10 @@ static void smartio_start_request(struct smartio_data *sd,
 			 max(smartio_rq_inserted_ns(rq), sd->read_head_ns));
 		sd->read_head_ns = now;
 		rq->fifo_time = now;
+		/* the size is gone by completion (blk_update_request()) */
+		flags = (flags & ~SMARTIO_RQ_SIZE_MASK) |
+			smartio_size_class(blk_rq_bytes(rq)) <<
+			SMARTIO_RQ_SIZE_SHIFT;
 		/* no write on the device, none done within read_idle_us */
 		if (!sd->inflight[SMARTIO_WRITE] &&
 		    now - sd->last_write_done_ns >=
@@ -1303,7 +1340,15 @@ static void smartio_exit_sched(struct elevator_queue *e)
 /* --- Counters ------------------------------------------------------------ */
 
 #define SMARTIO_NR_STATS \
-	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + 20)
+	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + SMARTIO_SIZE_CLASSES + 21)
+
+/* Size classes in counter names: read_baseline_4k_us... */
+static const char *const smartio_baseline_name[SMARTIO_SIZE_CLASSES] = {
+	"read_baseline_4k_us", "read_baseline_8k_us", "read_baseline_16k_us",
+	"read_baseline_32k_us", "read_baseline_64k_us",
+	"read_baseline_128k_us", "read_baseline_256k_us",
+	"read_baseline_512k_us",
+};
 
 /* Counter names; "dispatched_rt_read"... are built from the tables. */
 static char smartio_stat_names[3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS]
@@ -1331,7 +1376,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	struct smartio_counters cnt;
 	unsigned long irqflags;
 	unsigned int inflight[SMARTIO_NR_DIRS], idle_inflight, fg_inflight;
-	u64 rate, pct, target, baseline;
+	u64 rate, pct, slow, target_slow, target, baseline[SMARTIO_SIZE_CLASSES];
 
 	spin_lock_irqsave(&sd->lock, irqflags);
 	cnt = sd->stats;
@@ -1339,8 +1384,10 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	inflight[SMARTIO_WRITE] = sd->inflight[SMARTIO_WRITE];
 	rate = smartio_write_rate(sd);
 	pct = sd->read_pct_ns;
+	slow = sd->slow_pct;
+	target_slow = sd->target_slow;
 	target = sd->target_ns;
-	baseline = sd->baseline_ns;
+	memcpy(baseline, sd->baseline_ns, sizeof(baseline));
 	idle_inflight = sd->idle_inflight;
 	fg_inflight = sd->fg_inflight;
 	spin_unlock_irqrestore(&sd->lock, irqflags);
@@ -1364,10 +1411,16 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 				       div_u64(rate, SZ_1K) };
 	st[n++] = (struct mobio_stat){ "read_lat_us",
 				       div_u64(pct, NSEC_PER_USEC) };
+	st[n++] = (struct mobio_stat){ "read_slowdown_pct",
+				       smartio_slow_to_pct(slow) };
+	st[n++] = (struct mobio_stat){ "read_target_pct",
+				       smartio_slow_to_pct(target_slow) };
 	st[n++] = (struct mobio_stat){ "read_target_us",
 				       div_u64(target, NSEC_PER_USEC) };
-	st[n++] = (struct mobio_stat){ "read_baseline_us",
-				       div_u64(baseline, NSEC_PER_USEC) };
+	for (c = 0; c < SMARTIO_SIZE_CLASSES; c++)
+		st[n++] = (struct mobio_stat){ smartio_baseline_name[c],
+					       div_u64(baseline[c],
+						       NSEC_PER_USEC) };
 	st[n++] = (struct mobio_stat){ "controller_adjusts", cnt.adjusts };
 	st[n++] = (struct mobio_stat){ "controller_windows", cnt.windows };
 	st[n++] = (struct mobio_stat){ "reads_inflight",
@@ -1507,17 +1560,17 @@ static void smartio_reset_throttle(struct smartio_data *sd)
 }
 
 /*
- * read_lat_pct resets the baseline: it is that percentile of reads alone,
- * and one of another percentile would set the target off until it had
- * moved back (up by an eighth a step). The alone samples are kept: they
- * are latencies, whatever the percentile.
+ * read_lat_pct resets the baselines: they are that percentile of reads
+ * alone, and ones of another percentile would set the slowdowns off until
+ * they had moved back (up by an eighth a step). The alone samples are
+ * kept: they are latencies, whatever the percentile.
  */
 static void smartio_reset_baseline(struct smartio_data *sd)
 {
 	unsigned long irqflags;
 
 	spin_lock_irqsave(&sd->lock, irqflags);
-	sd->baseline_ns = 0;
+	memset(sd->baseline_ns, 0, sizeof(sd->baseline_ns));
 	spin_unlock_irqrestore(&sd->lock, irqflags);
 }
 
@@ -1703,6 +1756,9 @@ static int __init smartio_init(void)
 {
 	int ret;
 
+	/* a read's size class is kept in three bits of its flags */
+	BUILD_BUG_ON(SMARTIO_SIZE_CLASSES >
+		     (SMARTIO_RQ_SIZE_MASK >> SMARTIO_RQ_SIZE_SHIFT) + 1);
 	smartio_init_stat_names();
 	ret = genl_register_family(&smartio_genl_family);
 	if (ret)

@@ -73,23 +73,27 @@ TRACE_EVENT(smartio_dispatch,
 );
 
 TRACE_EVENT(smartio_control,
-	    TP_PROTO(dev_t dev, u64 read_pct_us, u64 target_us,
-		     u64 baseline_us, u64 write_rate_kbps),
-	    TP_ARGS(dev, read_pct_us, target_us, baseline_us, write_rate_kbps),
+	    TP_PROTO(dev_t dev, u64 read_pct_us, u64 slowdown_pct,
+		     u64 target_pct, u64 target_us, u64 write_rate_kbps),
+	    TP_ARGS(dev, read_pct_us, slowdown_pct, target_pct, target_us,
+		    write_rate_kbps),
 	    TP_STRUCT__entry(__field(dev_t, dev)
 			     __field(u64, read_pct_us)
+			     __field(u64, slowdown_pct)
+			     __field(u64, target_pct)
 			     __field(u64, target_us)
-			     __field(u64, baseline_us)
 			     __field(u64, write_rate_kbps)),
 	    TP_fast_assign(__entry->dev = dev;
 			   __entry->read_pct_us = read_pct_us;
+			   __entry->slowdown_pct = slowdown_pct;
+			   __entry->target_pct = target_pct;
 			   __entry->target_us = target_us;
-			   __entry->baseline_us = baseline_us;
 			   __entry->write_rate_kbps = write_rate_kbps;),
-	    TP_printk("%d,%d read_lat_us=%llu target_us=%llu baseline_us=%llu write_rate_kbps=%llu",
+	    TP_printk("%d,%d read_lat_us=%llu slowdown_pct=%llu target_pct=%llu target_us=%llu write_rate_kbps=%llu",
 		      MAJOR(__entry->dev), MINOR(__entry->dev),
-		      __entry->read_pct_us, __entry->target_us,
-		      __entry->baseline_us, __entry->write_rate_kbps)
+		      __entry->read_pct_us, __entry->slowdown_pct,
+		      __entry->target_pct, __entry->target_us,
+		      __entry->write_rate_kbps)
 );
 
 #endif /* _SMARTIO_TRACE_H */

@@ -3,8 +3,9 @@
  * Host stand-ins for what modules/smartio-iosched/smartio_gate.h and
  * smartio_ctl.h use when __KERNEL__ is not defined, with the kernel's
  * meaning: fixed-width types, bool, U64_MAX (<linux/limits.h>), min(),
- * max(), clamp() (both sides of one type), fls64() (<linux/bitops.h>),
- * div64_u64(), mul_u64_u64_div_u64() (<linux/math64.h>) and NSEC_PER_SEC.
+ * max(), clamp() (both sides of one type), BIT(), BIT_ULL(), fls64()
+ * (<linux/bitops.h>), div64_u64(), mul_u64_u64_div_u64() (<linux/math64.h>)
+ * and NSEC_PER_SEC.
  */
 #ifndef _SMARTIO_HOST_SHIM_H
 #define _SMARTIO_HOST_SHIM_H
@@ -25,6 +26,7 @@ typedef int32_t s32;
 #define clamp(v, lo, hi) min(max(v, lo), hi)
 #define min_t(t, a, b)	min((t)(a), (t)(b))
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 
 /* 1-based index of the last set bit, 0 for 0 */
 static inline int fls64(u64 x)

@@ -267,6 +267,67 @@ static unsigned int log2_values(u64 *v, unsigned int max)
 	return n;
 }
 
+/* Each power of two of 4 KiB is the top of its class; the last is open. */
+static void size_class_by_powers_of_two(void **unused)
+{
+	static const struct { u32 bytes; unsigned int class; } cases[] = {
+		{ 0, 0 }, { 512, 0 }, { 4096, 0 }, { 4097, 1 }, { 8192, 1 },
+		{ 8193, 2 }, { 16384, 2 }, { 32768, 3 }, { 65536, 4 },
+		{ 131071, 5 }, { 131072, 5 }, { 262144, 6 }, { 262145, 7 },
+		{ 524288, 7 }, { 1048576, 7 }, { 0xffffffffU, 7 },
+	};
+	unsigned int i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (smartio_size_class(cases[i].bytes) != cases[i].class)
+			fail_msg("%u bytes: class %u, expected %u",
+				 cases[i].bytes,
+				 smartio_size_class(cases[i].bytes),
+				 cases[i].class);
+}
+
+/*
+ * The same slowdown whatever the read's size: 8 ms for a 128 KiB read whose
+ * class takes 4 ms alone is what 0.9 ms is for a 4 KiB one at 0.45 ms, and
+ * the percentile of a mix of such reads is that slowdown, not the large
+ * reads' latency.
+ */
+static void slowdown_same_for_every_size(void **unused)
+{
+	struct smartio_lat_hist lat, slow;
+	u64 base[2] = { 450000, 4000000 }, pct;
+	unsigned int i;
+
+	(void)unused;
+	assert_int_equal(smartio_slowdown(450000, 450000),
+			 SMARTIO_SLOWDOWN_ONE);
+	assert_int_equal(smartio_slowdown(900000, 450000),
+			 2 * SMARTIO_SLOWDOWN_ONE);
+	assert_int_equal(smartio_slowdown(8000000, 4000000),
+			 2 * SMARTIO_SLOWDOWN_ONE);
+	assert_int_equal(smartio_slowdown(225000, 450000),
+			 SMARTIO_SLOWDOWN_ONE / 2);
+	/* a minute and past it count as a minute: no overflow */
+	assert_int_equal(smartio_slowdown(U64_MAX, 1),
+			 smartio_slowdown(60 * NSEC_PER_SEC, 1));
+
+	memset(&lat, 0, sizeof(lat));
+	memset(&slow, 0, sizeof(slow));
+	/* 80 small reads, 20 large ones, each at 1.5x its class alone */
+	for (i = 0; i < 100; i++) {
+		u64 b = base[i % 5 == 0];
+
+		smartio_lat_add(&lat, b * 3 / 2);
+		smartio_lat_add(&slow, smartio_slowdown(b * 3 / 2, b));
+	}
+	pct = smartio_lat_pct(&slow, 90);
+	assert_int_equal(pct, smartio_lat_bucket_top(smartio_lat_bucket(
+		SMARTIO_SLOWDOWN_ONE * 3 / 2)));
+	/* while the latency's p90 is the large reads' */
+	assert_true(smartio_lat_pct(&lat, 90) >= 6000000);
+}
+
 /*
  * The header's contract: within 5 of log2(x) * 256. The 8-bit fraction and
  * the bow term's division truncate, and log2(1 + f) is up to 0.0076 from
@@ -403,7 +464,7 @@ static bool ctl_window(struct smartio_ctl *c, u64 lat, u64 target)
 {
 	struct smartio_lat_hist h;
 	struct smartio_ctl_window w = {
-		.target_ns = target,
+		.target = target,
 		.write_bytes = mul_u64_u64_div_u64(c->rate, WINDOW_NS,
 						   NSEC_PER_SEC),
 		.window_ns = WINDOW_NS,
@@ -417,8 +478,8 @@ static bool ctl_window(struct smartio_ctl *c, u64 lat, u64 target)
 	memset(&h, 0, sizeof(h));
 	for (i = 1; i <= 100; i++)
 		smartio_lat_add(&h, lat * i / 90);
-	w.read_ns = smartio_lat_pct(&h, 90);
-	assert_int_equal(w.read_ns,
+	w.read = smartio_lat_pct(&h, 90);
+	assert_int_equal(w.read,
 			 smartio_lat_bucket_top(smartio_lat_bucket(lat)));
 	moved = smartio_ctl_update(c, &w);
 	assert_int_equal(moved, c->rate != old);
@@ -636,8 +697,8 @@ static void ctl_recovers_to_ceiling_when_reads_fast(void **unused)
 	for (r = FLOOR; r < CEILING / 2; r *= 2) {
 		struct smartio_ctl c = { .rate = r };
 		struct smartio_ctl_window w = {
-			.read_ns = TARGET_NS / 32,
-			.target_ns = TARGET_NS,
+			.read = TARGET_NS / 32,
+			.target = TARGET_NS,
 			.write_bytes = 10 * r * WINDOW_NS / NSEC_PER_SEC,
 			.window_ns = WINDOW_NS,
 			.floor = FLOOR,
@@ -659,8 +720,8 @@ static void ctl_no_windup_when_writes_take_little(void **unused)
 	for (i = 0; i < 3; i++) {
 		struct smartio_ctl c = { .rate = starts[i] };
 		struct smartio_ctl_window w = {
-			.read_ns = TARGET_NS / 10,
-			.target_ns = TARGET_NS,
+			.read = TARGET_NS / 10,
+			.target = TARGET_NS,
 			.write_bytes = 100 * 1000,
 			.window_ns = WINDOW_NS,
 			.floor = FLOOR,
@@ -689,7 +750,7 @@ static void ctl_window_without_reads_changes_nothing(void **unused)
 {
 	struct smartio_ctl c = { .rate = 5 * MBPS };
 	struct smartio_ctl_window w = {
-		.target_ns = TARGET_NS,
+		.target = TARGET_NS,
 		.write_bytes = 500 * 1000,
 		.window_ns = WINDOW_NS,
 		.floor = FLOOR,
@@ -699,17 +760,17 @@ static void ctl_window_without_reads_changes_nothing(void **unused)
 
 	(void)unused;
 	/* an error of +1 octave last window */
-	w.read_ns = TARGET_NS / 2;
+	w.read = TARGET_NS / 2;
 	smartio_ctl_update(&c, &w);
 	c.rate = 5 * MBPS;
-	w.read_ns = 0;
+	w.read = 0;
 	assert_false(smartio_ctl_update(&c, &w));
 	assert_int_equal(c.rate, 5 * MBPS);
 	w.write_bytes = 0;
 	assert_false(smartio_ctl_update(&c, &w));
 	assert_int_equal(c.rate, 5 * MBPS);
 	/* the next window is a first one: no proportional term */
-	w.read_ns = TARGET_NS / 4;
+	w.read = TARGET_NS / 4;
 	w.write_bytes = 500 * 1000;
 	e = smartio_log2_q8(TARGET_NS) - smartio_log2_q8(TARGET_NS / 4);
 	assert_true(smartio_ctl_update(&c, &w));
@@ -729,30 +790,30 @@ static void ctl_deadband_holds_rate(void **unused)
 		u64 start = rng_range(2 * FLOOR, CEILING);
 		struct smartio_ctl c = { .rate = start };
 		struct smartio_ctl_window w = {
-			.target_ns = target,
+			.target = target,
 			.window_ns = WINDOW_NS,
 			.floor = FLOOR,
 			.ceiling = CEILING,
 		};
 
 		for (k = 0; k < 100; k++) {
-			w.read_ns = target * milli[k % 5] / 1000;
+			w.read = target * milli[k % 5] / 1000;
 			w.write_bytes = c.rate / 10;
 			if (smartio_ctl_update(&c, &w) || c.rate != start)
 				fail_msg("seed %llu: target %llu, read %llu at window %u: rate %llu -> %llu",
 					 (unsigned long long)seed + 6,
 					 (unsigned long long)target,
-					 (unsigned long long)w.read_ns, k,
+					 (unsigned long long)w.read, k,
 					 (unsigned long long)start,
 					 (unsigned long long)c.rate);
 		}
 		/* the deadband is not everything */
-		w.read_ns = target * 11 / 10;
+		w.read = target * 11 / 10;
 		assert_true(smartio_ctl_update(&c, &w));
 		assert_true(c.rate < start);
 		c.rate = start;
 		c.have_prev = false;
-		w.read_ns = target * 9 / 10;
+		w.read = target * 9 / 10;
 		w.write_bytes = c.rate / 10;
 		assert_true(smartio_ctl_update(&c, &w) == (start < CEILING));
 		assert_true(c.rate >= start);
@@ -1110,6 +1171,8 @@ int main(void)
 		cmocka_unit_test(lat_bucket_past_top_is_last),
 		cmocka_unit_test(lat_pct_counted_by_hand),
 		cmocka_unit_test(lat_pct_of_random_sets),
+		cmocka_unit_test(size_class_by_powers_of_two),
+		cmocka_unit_test(slowdown_same_for_every_size),
 		cmocka_unit_test(log2_q8_within_5_of_exact),
 		cmocka_unit_test(log2_q8_monotone),
 		cmocka_unit_test(scale_q8_within_0_7_pct),
