@@ -476,8 +476,9 @@ static void smartio_baseline_update(struct smartio_data *sd, unsigned int c)
 }
 
 /*
- * End of a window at @now: its read percentile, the baseline, and (the
- * controller on) the rate for the next window. sd->lock held.
+ * End of a window at @now: its percentiles of read latency and slowdown,
+ * the baselines, and (the controller on) the rate for the next window.
+ * sd->lock held.
  */
 static void smartio_window_end(struct smartio_data *sd, u64 now)
 {
