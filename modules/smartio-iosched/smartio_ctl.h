@@ -168,14 +168,18 @@ static inline unsigned int smartio_size_class(u32 bytes)
  * @lat_ns: the read's latency, ns
  * @base_ns: the latency of its size class alone, ns (> 0)
  *
+ * Called for every read completion: a minute (< 2^36 ns) times
+ * SMARTIO_SLOWDOWN_ONE fits in 64 bits, so one 64-bit division does, not a
+ * 128-bit one (a software loop on arm64).
+ *
  * Context: any; pure.
  * Return: @lat_ns / @base_ns in units of 1 / SMARTIO_SLOWDOWN_ONE;
  * latencies past a minute count as one.
  */
 static inline u64 smartio_slowdown(u64 lat_ns, u64 base_ns)
 {
-	return mul_u64_u64_div_u64(min_t(u64, lat_ns, 60 * NSEC_PER_SEC),
-				   SMARTIO_SLOWDOWN_ONE, base_ns);
+	return div64_u64(min_t(u64, lat_ns, 60 * NSEC_PER_SEC) *
+			 SMARTIO_SLOWDOWN_ONE, base_ns);
 }
 
 /* --- Fixed-point log2 and 2^x (Q8: 256 is 1.0) ----------------------------- */
