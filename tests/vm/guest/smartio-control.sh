@@ -44,7 +44,7 @@ fio_p90_us() {
 		in_dir && $1 == "\"90.000000\"" { v = $3; sub(",", "", v); print int(v / 1000); exit }' "$1"
 }
 
-# phase NAME [writer]: the reader (and the writer) for RUNTIME s
+# phase NAME [writer]: the reader (READ_BS, 4k) and the writer for RUNTIME s
 phase() {
 	local w=
 	[ -n "$2" ] && w="--name=writer --rw=randwrite --bs=128k --ioengine=libaio
@@ -52,7 +52,7 @@ phase() {
 	# shellcheck disable=SC2086
 	fio --filename="$dev" --output-format=json --direct=1 --time_based \
 		--runtime=$RUNTIME --lat_percentiles=1 --clat_percentiles=0 \
-		--name=reader --rw=randread --bs=4k --ioengine=psync --size=128M \
+		--name=reader --rw=randread --bs="${READ_BS:-4k}" --ioengine=psync --size=128M \
 		$w >/tmp/ctl-$1.json 2>/tmp/ctl-$1.err
 	check_eq "${1}_fio_ok" 0 $?
 	p90=$(fio_p90_us /tmp/ctl-$1.json read)
@@ -67,10 +67,7 @@ b4k=$(smartio_stat nullb0 read_baseline_4k_us)
 check_ge alone_baseline_seen 1 "$b4k"
 
 # --- large reads alone: a baseline of their own, slowdown near 1 ----------------
-fio --filename="$dev" --output-format=json --direct=1 --time_based --runtime=4 \
-	--name=large --rw=randread --bs=64k --ioengine=psync \
-	--size=128M >/tmp/ctl-large.json 2>/tmp/ctl-large.err
-check_eq large_fio_ok 0 $?
+READ_BS=64k RUNTIME=4 phase large
 b64k=$(smartio_stat nullb0 read_baseline_64k_us)
 lat=$(smartio_stat nullb0 read_lat_us)
 slow=$(smartio_stat nullb0 read_slowdown_pct)
@@ -109,7 +106,9 @@ check_le on_rate_came_down 1048575 "$rate"
 check_ge on_writes_at_floor_at_least $((RUNTIME * 8 * 3 / 4)) "$on_writes"
 check_eq on_target_pct 110 "$(smartio_stat nullb0 read_target_pct)"
 check_eq on_no_latency_target 0 "$(smartio_stat nullb0 read_target_us)"
-check_ge on_slowdown_seen 100 "$(smartio_stat nullb0 read_slowdown_pct)"
+# set, not a level: the controller's aim is to keep it near 110, and the
+# last window may be below 100 as well as above
+check_ge on_slowdown_seen 1 "$(smartio_stat nullb0 read_slowdown_pct)"
 check_ge on_read_lat_seen 1 "$(smartio_stat nullb0 read_lat_us)"
 check_ge on_adjusts 1 "$(smartio_stat nullb0 controller_adjusts)"
 # each event (an insertion, a completion, a timer kick) runs the queue once
