@@ -25,9 +25,11 @@
  * measured from the moment it reaches the head of the reads (its insertion,
  * or the dispatch of the read before it; for a read held for bg_read_cap,
  * its dispatch) to its completion, over that percentile of the latency of
- * reads of its size class that ran with no write around. Waiting behind
- * other reads does not count, a device kept busy by writes does, and a
- * window of large reads is not taken for a slow one. The target is
+ * reads of its size class that ran with no write around. Waiting in the
+ * scheduler behind other reads does not count, a device kept busy by writes
+ * does, and a window of large reads is not taken for a slow one; waiting in
+ * the device behind other reads counts in both, and is why a window with
+ * no write queued or on the device leaves the rate alone. The target is
  * target_slowdown_pct (no forced probe: until a class has reads alone, its
  * fastest read stands in for them, which starts the controller strict and
  * so lets reads run alone); read_lat_target_us, when set, holds the
@@ -273,6 +275,7 @@ struct smartio_data {
 	u64 fastest_ns[SMARTIO_SIZE_CLASSES];	/* lowest latency, 0: none */
 	u64 win_start_ns;
 	u64 win_write_bytes;		/* writes dispatched in the window */
+	bool win_writes;		/* a write queued or on the device in it */
 	u64 read_head_ns;		/* dispatch of the last read */
 	/* the last window: percentiles (0: no read) and what was held */
 	u64 read_pct_ns;		/* of latency */
@@ -475,6 +478,19 @@ static void smartio_baseline_update(struct smartio_data *sd, unsigned int c)
 	memset(&sd->alone[c], 0, sizeof(sd->alone[c]));
 }
 
+/* A write on the queues or on the device. sd->lock held. */
+static bool smartio_writes_pending(struct smartio_data *sd)
+{
+	unsigned int c;
+
+	if (sd->inflight[SMARTIO_WRITE])
+		return true;
+	for (c = 0; c < SMARTIO_NR_CLASSES; c++)
+		if (!list_empty(&sd->queues[c][SMARTIO_WRITE].fifo))
+			return true;
+	return false;
+}
+
 /*
  * End of a window at @now: its percentiles of read latency and slowdown,
  * the baselines, and (the controller on) the rate for the next window.
@@ -488,6 +504,7 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	unsigned int pct = READ_ONCE(sd->read_pct), c;
 	struct smartio_ctl_window w = {
 		.write_bytes = sd->win_write_bytes,
+		.writes = sd->win_writes || smartio_writes_pending(sd),
 		.window_ns = max(now - sd->win_start_ns, 1ULL),
 		.floor = floor,
 		.ceiling = max(ceiling, floor),
@@ -522,6 +539,7 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	memset(&sd->win, 0, sizeof(sd->win));
 	memset(&sd->win_slow, 0, sizeof(sd->win_slow));
 	sd->win_write_bytes = 0;
+	sd->win_writes = smartio_writes_pending(sd);
 	sd->win_start_ns = now;
 }
 
@@ -594,6 +612,7 @@ static void smartio_charge_write(struct smartio_data *sd, u64 now,
 
 	sd->last_write_ns = now;
 	sd->win_write_bytes += bytes;
+	sd->win_writes = true;
 	if (rate)
 		smartio_bucket_charge(&sd->bucket, rate, smartio_burst(rate),
 				      now, bytes);
@@ -989,6 +1008,8 @@ static void smartio_insert_request(struct smartio_data *sd,
 					   SMARTIO_RQ_BG_HELD));
 	if (d == SMARTIO_READ)
 		sd->last_read_ns = now;
+	else
+		sd->win_writes = true;
 	if (smartio_rq_fg(rq))
 		sd->last_fg_ns = now;
 	if (smartio_rq_class(rq) != SMARTIO_IDLE)

@@ -271,6 +271,7 @@ struct smartio_ctl {
  *	(smartio_slowdown()); 0: no read sample
  * @target: what it should be, in the same unit (> 0)
  * @write_bytes: bytes of write dispatched in the window
+ * @writes: a write was queued, dispatched or on the device in the window
  * @window_ns: the window's length, ns (> 0)
  * @floor: the lowest rate, bytes/s (> 0): the write starvation bound
  * @ceiling: the highest rate, bytes/s (>= @floor)
@@ -279,6 +280,7 @@ struct smartio_ctl_window {
 	u64 read;
 	u64 target;
 	u64 write_bytes;
+	bool writes;
 	u64 window_ns;
 	u64 floor;
 	u64 ceiling;
@@ -299,7 +301,13 @@ struct smartio_ctl_window {
  * takes the rate past SMARTIO_CTL_WINDUP times what writes took (a rate
  * nobody uses would otherwise grow without bound and take many windows to
  * come back: integral windup), and the rate stays in [floor, ceiling].
- * A window without read samples changes nothing.
+ * A window without read samples changes nothing, and so does one without
+ * writes: its reads were slowed by something no write rate controls (other
+ * reads, the device's own state), and on a device whose latency is
+ * heavy-tailed alone (traced on null_blk: a 4 KiB read behind readahead
+ * waits 5-20 ms for the next bandwidth tick) a window without writes would
+ * otherwise cut the rate on every burst of reads, and only cut it (a rise is
+ * bounded by what writes took).
  *
  * Context: any; pure but for @c.
  * Return: whether the rate changed.
@@ -310,7 +318,7 @@ static inline bool smartio_ctl_update(struct smartio_ctl *c,
 	u64 old = c->rate, took, rate;
 	s32 e, u;
 
-	if (!w->read) {
+	if (!w->read || !w->writes) {
 		c->have_prev = false;
 		return false;
 	}

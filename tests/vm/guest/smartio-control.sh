@@ -21,6 +21,10 @@
 # without reads). Then a read target far above what reads see: the rate
 # climbs back (at most 2x a window, and no further than twice what the
 # writes take), and writes get more than under the default target.
+# Then, back at the slowdown target, 4 KiB and 128 KiB reads together
+# without writes: the small ones are many times slower than alone (they
+# wait for the ticks the large ones empty) and the rate stays where it
+# was, since no write made them slow.
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 300
@@ -136,6 +140,31 @@ relaxed_rate=$(smartio_stat nullb0 write_rate_kbps)
 check_ge relaxed_rate_climbs_back $((rate + 1)) "$relaxed_rate"
 check_ge relaxed_rate_above_writes $((wios * 128 / RUNTIME)) "$relaxed_rate"
 check_ge relaxed_writes_more $((on_writes + 1)) "$wios"
+
+# --- reads slowed by reads: no write, so the rate stays --------------------------
+# 4 KiB reads beside 128 KiB ones, 4 in flight: the small ones wait for the
+# ticks the large ones empty, many times their latency alone, and no write
+# rate is to blame (before, such windows cut the rate, and a rise is bounded
+# by what writes take: a writer arriving later found it at the floor)
+# (last: the small reads' baseline learns the mix, as it should, and a
+# phase after it would start from that)
+echo 0 >$io/read_lat_target_us
+# one read past a window's length closes the window the writer was in
+sleep 1
+dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+a0=$(smartio_stat nullb0 controller_adjusts)
+r0=$(smartio_stat nullb0 write_rate_kbps)
+fio --filename="$dev" --output-format=json --direct=1 --time_based --runtime=3 \
+	--name=small --rw=randread --bs=4k --ioengine=psync --size=128M \
+	--name=large --rw=read --bs=128k --ioengine=libaio --iodepth=4 --size=128M \
+	>/tmp/ctl-mixed.json 2>&1
+check_eq mixed_fio_ok 0 $?
+# the first job's reads: the small ones
+small_p90=$(fio_p90_us /tmp/ctl-mixed.json read)
+log "reads alone, mixed sizes: 4 KiB p90 $small_p90 us (alone: $alone_p90 us), last window's slowdown $(smartio_stat nullb0 read_slowdown_pct)%, adjusts $a0 -> $(smartio_stat nullb0 controller_adjusts), rate $(smartio_stat nullb0 write_rate_kbps) KiB/s"
+check_ge mixed_small_reads_slowed $((alone_p90 * 4)) "$small_p90"
+check_eq mixed_rate_kept "$a0" "$(smartio_stat nullb0 controller_adjusts)"
+check_eq mixed_rate_same "$r0" "$(smartio_stat nullb0 write_rate_kbps)"
 
 # --- read_lat_pct: the baselines are that percentile, so a new one relearns them -
 check_ge pct_baseline_before 1 "$(smartio_stat nullb0 read_baseline_4k_us)"
