@@ -34,6 +34,7 @@
 # vm-bin: /usr/bin/fio build/bench-smartio/startup-run
 # vm-tree: build/bench-smartio/startup-app.img /app.img
 # vm-disk: data 448M
+# vm-disk: out 256M
 # vm-mem: 2048
 # vm-timeout: 43200
 . /mobio/tests/lib.sh
@@ -187,6 +188,11 @@ irqs() {
 		/proc/interrupts /proc/softirqs
 }
 
+# startup.trace=2: as 1, and every cell (any scheduler) also saves the app's
+# device's block_rq_issue/block_rq_complete events with smartio's, one file
+# per cell (trace-CONFIG-LEVEL.txt), as a tar on the "out" disk
+# (build/vm/KVER/startup-bench/disk-out.img: one boot's) for
+# bench/fio/signal_replay.py.
 # startup.trace=1: each smartio cell also notes the bytes smartio dispatched
 # by direction and reason (its smartio_dispatch tracepoint), to tell writes
 # let through beside reads from those sent while reads were idle, and its
@@ -197,23 +203,33 @@ irqs() {
 # ttwu_do_activate during text_poke_bp); per cell only the ring buffer is
 # switched on and off
 trace_setup() {
-	[ "$TRACE" = 1 ] || return 0
+	[ "$TRACE" = 1 ] || [ "$TRACE" = 2 ] || return 0
 	[ -d $TRACEFS/events ] || mount -t tracefs none $TRACEFS
 	echo 0 >$TRACEFS/tracing_on
 	echo 16384 >$TRACEFS/buffer_size_kb
 	echo 1 >$TRACEFS/events/smartio/smartio_dispatch/enable
 	echo 1 >$TRACEFS/events/smartio/smartio_control/enable
+	[ "$TRACE" = 2 ] || return 0
+	echo 1 >$TRACEFS/events/block/block_rq_issue/enable
+	echo 1 >$TRACEFS/events/block/block_rq_complete/enable
+	mkdir -p /tmp/traces
+}
+# traced DEV: whether this cell is traced (trace=1: smartio's, trace=2: all)
+traced() {
+	[ "$TRACE" = 2 ] ||
+		{ [ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$1/queue/scheduler"; }
 }
 why_start() { # DEV
-	[ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$1/queue/scheduler" || return 0
+	traced "$1" || return 0
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
 }
 why_end() { # DEV MODEL ROUND CONFIG LEVEL
 	local dev=$1
 	shift
-	[ "$TRACE" = 1 ] && grep -q '\[smartio\]' "/sys/block/$dev/queue/scheduler" || return 0
+	traced "$dev" || return 0
 	echo 0 >$TRACEFS/tracing_on
+	[ "$TRACE" = 2 ] && cp $TRACEFS/trace "/tmp/traces/trace-$3-$4.txt"
 	awk -v pre="CSV,why,$BOOT,$2,$1,$3,$4" '
 		function val(k,   i) {
 			for (i = 1; i <= NF; i++)
@@ -392,5 +408,9 @@ for model in $MODELS; do
 	fi
 done
 rm -f /app.img
+if [ "$TRACE" = 2 ]; then
+	(cd /tmp/traces && tar cf "$DISK_out" .) && pass startup_traces_saved ||
+		fail startup_traces_saved "tar onto $DISK_out"
+fi
 pass bench_done
 finish
