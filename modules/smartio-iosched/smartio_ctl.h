@@ -300,7 +300,10 @@ struct smartio_ctl_window {
  * Each window's step is bounded (a cut of 4x, a rise of 2x), a rise never
  * takes the rate past SMARTIO_CTL_WINDUP times what writes took (a rate
  * nobody uses would otherwise grow without bound and take many windows to
- * come back: integral windup), and the rate stays in [floor, ceiling].
+ * come back: integral windup), a cut starts from no more than that (from
+ * the ceiling, 64 GiB/s on a fresh queue, steps in proportion to the error
+ * took 5 s to reach what a writer of 100 MB/s took, and it went unpaced
+ * meanwhile), and the rate stays in [floor, ceiling].
  * A window without read samples changes nothing, and so does one without
  * writes: its reads were slowed by something no write rate controls (other
  * reads, the device's own state), and on a device whose latency is
@@ -333,12 +336,14 @@ static inline bool smartio_ctl_update(struct smartio_ctl *c,
 
 	rate = clamp(old, w->floor, w->ceiling);
 	if (u) {
+		took = mul_u64_u64_div_u64(w->write_bytes, NSEC_PER_SEC,
+					   w->window_ns);
+		/* a cut is of what writes took, not of a rate they left unused */
+		if (u < 0 && took)
+			rate = min(rate, SMARTIO_CTL_WINDUP * took);
 		rate = smartio_scale_q8(min(rate, 1ULL << 51), u);
-		if (u > 0) {
-			took = mul_u64_u64_div_u64(w->write_bytes, NSEC_PER_SEC,
-						   w->window_ns);
+		if (u > 0)
 			rate = min(rate, max(old, SMARTIO_CTL_WINDUP * took));
-		}
 	}
 	c->rate = clamp(rate, w->floor, w->ceiling);
 	return c->rate != old;

@@ -819,6 +819,50 @@ static void ctl_window_without_writes_changes_nothing(void **unused)
 	assert_false(c.have_prev);
 }
 
+/*
+ * A cut starts from twice what writes took, not from a rate they left
+ * unused: a fresh queue's rate is the ceiling, and cuts in proportion to
+ * the error took dozens of windows to come down to a writer's pace (in the
+ * VM, 39 windows beside dm-crypt's writes had not got there). With no write
+ * dispatched in the window (some queued), the cut is of the rate as it was.
+ */
+static void ctl_cut_starts_from_what_writes_took(void **unused)
+{
+	struct smartio_ctl c = { .rate = CEILING };
+	struct smartio_ctl_window w = {
+		.writes = true,
+		.read = TARGET_NS * 2,
+		.target = TARGET_NS,
+		.write_bytes = 10 * MBPS / 10,	/* 10 MB/s over 100 ms */
+		.window_ns = WINDOW_NS,
+		.floor = FLOOR,
+		.ceiling = CEILING,
+	};
+	s32 u = (smartio_log2_q8(TARGET_NS) - smartio_log2_q8(TARGET_NS * 2)) /
+		4;
+
+	(void)unused;
+	assert_true(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, smartio_scale_q8(20 * MBPS, u));
+	/* the next window's cut is of that rate, already under 2x */
+	c.have_prev = false;
+	c.rate = 15 * MBPS;
+	assert_true(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, smartio_scale_q8(15 * MBPS, u));
+	/* none dispatched, some queued: the old rate is cut */
+	c.have_prev = false;
+	c.rate = CEILING;
+	w.write_bytes = 0;
+	assert_true(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, smartio_scale_q8(CEILING, u));
+	/* never below the floor */
+	c.have_prev = false;
+	c.rate = CEILING;
+	w.write_bytes = 1;
+	assert_true(smartio_ctl_update(&c, &w));
+	assert_int_equal(c.rate, FLOOR);
+}
+
 /* Within a few % of the target the rate stays; 10% off it moves. */
 static void ctl_deadband_holds_rate(void **unused)
 {
@@ -1227,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(ctl_no_windup_when_writes_take_little),
 		cmocka_unit_test(ctl_window_without_reads_changes_nothing),
 		cmocka_unit_test(ctl_window_without_writes_changes_nothing),
+		cmocka_unit_test(ctl_cut_starts_from_what_writes_took),
 		cmocka_unit_test(ctl_deadband_holds_rate),
 		cmocka_unit_test(bucket_ready_now_with_tokens),
 		cmocka_unit_test(bucket_debt_sets_ready_time),
