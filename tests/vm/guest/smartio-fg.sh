@@ -15,9 +15,7 @@
 . /mobio/tests/lib.sh
 . /mobio/tests/smartio-lib.sh
 
-CG=/sys/fs/cgroup
-grep -q cgroup2 /proc/mounts || mount -t cgroup2 none $CG
-mkdir -p $CG/top-app $CG/bg || fail cgroup2_mount "expected cgroup2 on $CG with top-app and bg"
+cgroups_top_app_bg
 
 smartio_nullb0 hw_queue_depth=8 completion_nsec=2000000
 echo 64 >/sys/block/nullb0/queue/nr_requests
@@ -25,12 +23,6 @@ io=/sys/block/nullb0/queue/iosched
 check_eq fg_cgroup_default_empty "" "$(cat $io/fg_cgroup)"
 check_eq bg_read_cap_default 4 "$(cat $io/bg_read_cap)"
 
-# in_cgroup NAME CMD...: run CMD as a task of cgroup NAME
-in_cgroup() {
-	local cg=$1
-	shift
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/$cg" "$@"
-}
 
 # round MODE: background readers in bg for 7 s, a foreground reader in
 # top-app for 4 s from 1.5 s in; fg_cgroup set (on) or not (off)

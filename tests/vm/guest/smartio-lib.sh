@@ -13,6 +13,8 @@
 #   smartio_nullb0 PARAM=V...    null_blk + smartio loaded, nullb0 on smartio
 #   fio_ok NAME FIO-ARGS...      run fio; pass if it exits 0 with no "err=" != 0
 #   fio_max_lat_ms, fio_mean_lat_us, fio_total_ios FILE DIR   from fio JSON output
+#   cgroups_top_app_bg           cgroup2 on $CG with top-app and bg (the fg tests' apps)
+#   in_cgroup NAME CMD...        run CMD as a task of cgroup NAME
 
 SMARTIO_KO=/mobio/smartio-iosched.ko
 
@@ -104,3 +106,18 @@ fio_total_ios() {
 		END { print n + 0 }' "$1"
 }
 
+CG=/sys/fs/cgroup
+
+# cgroups_top_app_bg: cgroup2 mounted on $CG, with a top-app and a bg cgroup
+cgroups_top_app_bg() {
+	grep -q cgroup2 /proc/mounts || mount -t cgroup2 none $CG
+	mkdir -p $CG/top-app $CG/bg ||
+		fail cgroup2_mount "expected cgroup2 on $CG with top-app and bg"
+}
+
+# in_cgroup NAME CMD...: run CMD as a task of cgroup NAME
+in_cgroup() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/$cg" "$@"
+}

@@ -24,9 +24,7 @@
 
 MB=256
 export DM_DISABLE_UDEV=1	# no udev in the initramfs
-CG=/sys/fs/cgroup
-grep -q cgroup2 /proc/mounts || mount -t cgroup2 none $CG
-mkdir -p $CG/top-app $CG/bg || fail cgroup2_mount "expected cgroup2 on $CG with top-app and bg"
+cgroups_top_app_bg
 
 # 8 tags, 2 ms a request: a queue a foreground read can wait in; memory
 # backed, so what is written can be read back
@@ -43,11 +41,6 @@ crypt=/dev/mapper/siocrypt
 # fio would write a regular file of that name
 [ -b $crypt ] || { fail dm_crypt_node "expected the block device $crypt"; finish; }
 
-in_cgroup() { # NAME CMD...: run CMD as a task of cgroup NAME
-	local cg=$1
-	shift
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/$cg" "$@"
-}
 
 # --- the foreground through dm-crypt ----------------------------------------------
 # round MODE: background readers of the dm disk for 6 s, a foreground reader
