@@ -114,7 +114,7 @@ def annotate(reqs, read_idle_us):
     return reads, writes
 
 
-def replay(reads, writes, base, window_s, target):
+def replay(reads, writes, base, window_s):
     """The controller's windows: (p90 slowdown, whether a write was around)."""
     fastest, alone = {}, {c: [] for c in range(8)}
     out, cur, start = [], [], None
@@ -206,7 +206,7 @@ def main():
             print('  reads beside writes over their class alone (mean, weighted by '
                   'reads): %.2fx over %d reads' % (sum(k * v for k, v in over) / n, n))
         win = replay(reads, writes, bases.setdefault(cfg, {}),
-                     args.window_ms / 1e3, args.target_pct / 100)
+                     args.window_ms / 1e3)
         hot = [(s, w) for s, w in win if s > args.target_pct / 100]
         print('  replayed windows: %d, p90 slowdown median %.2f; over the target: %d, '
               'of which without a write: %d' % (

@@ -478,7 +478,11 @@ static void smartio_baseline_update(struct smartio_data *sd, unsigned int c)
 	memset(&sd->alone[c], 0, sizeof(sd->alone[c]));
 }
 
-/* A write on the queues or on the device. sd->lock held. */
+/*
+ * A write on the queues or on the device: at a window's start, what makes it
+ * a window with writes before any is inserted (insertion sets the rest).
+ * sd->lock held.
+ */
 static bool smartio_writes_pending(struct smartio_data *sd)
 {
 	unsigned int c;
@@ -504,7 +508,7 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	unsigned int pct = READ_ONCE(sd->read_pct), c;
 	struct smartio_ctl_window w = {
 		.write_bytes = sd->win_write_bytes,
-		.writes = sd->win_writes || smartio_writes_pending(sd),
+		.writes = sd->win_writes,
 		.window_ns = max(now - sd->win_start_ns, 1ULL),
 		.floor = floor,
 		.ceiling = max(ceiling, floor),
@@ -612,7 +616,6 @@ static void smartio_charge_write(struct smartio_data *sd, u64 now,
 
 	sd->last_write_ns = now;
 	sd->win_write_bytes += bytes;
-	sd->win_writes = true;
 	if (rate)
 		smartio_bucket_charge(&sd->bucket, rate, smartio_burst(rate),
 				      now, bytes);

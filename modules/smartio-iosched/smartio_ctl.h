@@ -302,8 +302,8 @@ struct smartio_ctl_window {
  * nobody uses would otherwise grow without bound and take many windows to
  * come back: integral windup), a cut starts from no more than that (from
  * the ceiling, 64 GiB/s on a fresh queue, steps in proportion to the error
- * took 5 s to reach what a writer of 100 MB/s took, and it went unpaced
- * meanwhile), and the rate stays in [floor, ceiling].
+ * had not reached a 100 MB/s writer's pace after 39 windows in the VM, and
+ * not one write was held meanwhile), and the rate stays in [floor, ceiling].
  * A window without read samples changes nothing, and so does one without
  * writes: its reads were slowed by something no write rate controls (other
  * reads, the device's own state), and on a device whose latency is
