@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * SmartIO's write controller, as pure functions: the read-latency signal (a
- * log-linear histogram and its percentile; a read's slowdown over reads of
- * its size alone), the rule that turns it into a
+ * SmartIO's write controller, as pure functions: the read-latency signals (a
+ * log-linear histogram and its percentile; a window's read slowdown over
+ * reads of the same sizes alone), the rule that turns one into a
  * write byte rate (proportional-integral on the logarithm of the rate), and
  * the token bucket that spends that rate on writes. The scheduler keeps the
  * state and calls these under its lock; the host unit tests
@@ -134,16 +134,12 @@ static inline u64 smartio_lat_pct(const struct smartio_lat_hist *h,
  * (traced start-ups: a window's p90 of 7-11 ms against baselines moving
  * between 0.7 and 2.8 ms). So each read is compared with reads of its own
  * size class alone, classes of a power of two from 4 KiB and below to
- * 512 KiB and above, and the controller holds a percentile of these
- * slowdowns.
+ * 512 KiB and above, and the controller holds the window's summed latency
+ * over what its reads took alone (struct smartio_read_sums).
  */
 #define SMARTIO_SIZE_CLASSES	8
 #define SMARTIO_SIZE_MIN_SHIFT	12
-/*
- * A slowdown of 1 (as fast as its class alone) in the units the histogram
- * holds: 2^16 puts 1.0 in the 48th bucket, with 12.5% buckets on either
- * side, and keeps slowdowns up to 2^18 (the histogram's top) apart.
- */
+/* A slowdown of 1 (as fast as reads alone): a 16-bit fraction. */
 #define SMARTIO_SLOWDOWN_ONE	BIT_ULL(16)
 
 /**
@@ -164,57 +160,87 @@ static inline unsigned int smartio_size_class(u32 bytes)
 }
 
 /**
- * smartio_slowdown() - a read's latency over its class's latency alone
- * @lat_ns: the read's latency, ns
- * @base_ns: the latency of its size class alone, ns (> 0)
+ * struct smartio_read_sums - a window's reads against their classes alone
+ * @lat_ns: their summed latency, ns (each read's at most a minute)
+ * @base_ns: the summed latency alone of their size classes, ns
  *
- * Called for every read completion: a minute (< 2^36 ns) times
- * SMARTIO_SLOWDOWN_ONE fits in 64 bits, so one 64-bit division does, not a
- * 128-bit one (a software loop on arm64).
- *
- * Context: any; pure.
- * Return: @lat_ns / @base_ns in units of 1 / SMARTIO_SLOWDOWN_ONE;
- * latencies past a minute count as one.
+ * Why sums and not a percentile of each read's slowdown: a start-up is a
+ * chain of dependent reads, and its time is their summed latency, so what
+ * writes add to it is what they add to that sum. A percentile misses it on
+ * a device whose latency alone is bimodal: traced on the start-up bench's
+ * null_blk (bench/fio/results/20261206-*-signal-replay.txt), 128 KiB reads
+ * take 0.44 ms, or up to 20 ms when readahead has emptied the bandwidth
+ * budget; their p90 alone is 16.06 ms and beside a writer 16.90 ms, while
+ * beside the writer more of them wait, and the mean moves 1.24x. Held at
+ * 110%, the p90 let writes slow start-ups by 18-21%.
  */
-static inline u64 smartio_slowdown(u64 lat_ns, u64 base_ns)
+struct smartio_read_sums {
+	u64 lat_ns;
+	u64 base_ns;
+};
+
+/**
+ * smartio_read_sums_add() - one read into a window's sums
+ * @s: the sums
+ * @lat_ns: the read's latency, ns
+ * @base_ns: the latency alone of its size class, ns (> 0)
+ *
+ * Context: any; pure but for @s.
+ */
+static inline void smartio_read_sums_add(struct smartio_read_sums *s,
+					 u64 lat_ns, u64 base_ns)
 {
-	return div64_u64(min_t(u64, lat_ns, 60 * NSEC_PER_SEC) *
-			 SMARTIO_SLOWDOWN_ONE, base_ns);
+	s->lat_ns += min_t(u64, lat_ns, 60 * NSEC_PER_SEC);
+	s->base_ns += base_ns;
 }
 
-/* --- Fixed-point log2 and 2^x (Q8: 256 is 1.0) ----------------------------- */
+/**
+ * smartio_slowdown() - a window's read slowdown
+ * @s: its sums
+ *
+ * Context: any; pure.
+ * Return: @s->lat_ns / @s->base_ns in units of 1 / SMARTIO_SLOWDOWN_ONE:
+ * how much longer its reads took, together, than reads of their sizes
+ * alone; 0 for a window without reads.
+ */
+static inline u64 smartio_slowdown(const struct smartio_read_sums *s)
+{
+	if (!s->base_ns)
+		return 0;
+	return mul_u64_u64_div_u64(s->lat_ns, SMARTIO_SLOWDOWN_ONE,
+				   s->base_ns);
+}
+
+/**
+ * smartio_baseline_next() - a size class's latency alone after a batch
+ * @base_ns: the baseline so far, ns; 0: none
+ * @mean_ns: the mean latency of the batch's reads alone, ns
+ *
+ * Down by half the step, up by an eighth: a device's latency alone changes
+ * rarely, while reads that only looked alone (the device still busy with
+ * what writes left it) would raise the baseline, which lets more writes
+ * in. Not down at once: on a device whose latency alone is heavy-tailed,
+ * the mean of a batch swings with how many slow reads it caught, and the
+ * lowest batch would stand for the class (the first batch does).
+ *
+ * Context: any; pure.
+ * Return: the new baseline, ns.
+ */
+static inline u64 smartio_baseline_next(u64 base_ns, u64 mean_ns)
+{
+	if (!base_ns)
+		return mean_ns;
+	if (mean_ns < base_ns)
+		return base_ns - (base_ns - mean_ns) / 2;
+	return base_ns + (mean_ns - base_ns) / 8;
+}
+
+/* --- Fixed-point 2^x (Q8: 256 is 1.0) --------------------------------------- */
 
 #define SMARTIO_Q8		256
 
-/*
- * log2(1 + f) and 2^f - 1 for 0 <= f < 1 are both within 0.008 of
- * f +/- 0.3466 f (1 - f); 89/256 is 0.3466.
- */
+/* 2^f - 1 for 0 <= f < 1 is within 0.008 of f - 0.3466 f (1 - f): 89/256. */
 #define SMARTIO_LOG_BOW		89
-
-/**
- * smartio_log2_q8() - log2 of a positive integer, in Q8
- * @x: > 0 (0 is taken as 1)
- *
- * Context: any; pure.
- * Return: log2(@x) * 256, within 5 of the exact value (the controller's
- * deadband is 22).
- */
-static inline s32 smartio_log2_q8(u64 x)
-{
-	unsigned int msb;
-	u32 f;
-
-	if (x <= 1)
-		return 0;
-	msb = fls64(x) - 1;
-	/* the 8 bits after the leading one */
-	f = msb >= 8 ? (u32)(x >> (msb - 8)) & 0xff :
-		       (u32)(x << (8 - msb)) & 0xff;
-	return (s32)(msb * SMARTIO_Q8 + f +
-		     SMARTIO_LOG_BOW * f * (SMARTIO_Q8 - f) /
-		     (SMARTIO_Q8 * SMARTIO_Q8));
-}
 
 /**
  * smartio_scale_q8() - @x times 2^(@u / 256)
@@ -245,11 +271,12 @@ static inline u64 smartio_scale_q8(u64 x, s32 u)
 #define SMARTIO_CTL_CUT_MAX	(2 * SMARTIO_Q8)
 #define SMARTIO_CTL_RISE_MAX	(1 * SMARTIO_Q8)
 /*
- * Errors within half a histogram bucket (6%) are no error: the percentile
- * moves by whole buckets, and acting on that step would keep the rate
- * moving around the target.
+ * Errors within half a histogram bucket (6% of the target) are no error:
+ * the latency percentile moves by whole buckets, and acting on that step
+ * would keep the rate moving around the target; the slowdown, a mean over
+ * a window's reads, is held to the same band.
  */
-#define SMARTIO_CTL_DEADBAND	22
+#define SMARTIO_CTL_DEADBAND	16
 /* A rise may take the rate to this many times what writes took, at most. */
 #define SMARTIO_CTL_WINDUP	2
 
@@ -267,7 +294,7 @@ struct smartio_ctl {
 
 /**
  * struct smartio_ctl_window - what one window measured
- * @read: the percentile of read latency (ns) or of read slowdown
+ * @read: the percentile of read latency (ns) or the read slowdown
  *	(smartio_slowdown()); 0: no read sample
  * @target: what it should be, in the same unit (> 0)
  * @write_bytes: bytes of write dispatched in the window
@@ -286,17 +313,46 @@ struct smartio_ctl_window {
 	u64 ceiling;
 };
 
+/* The largest error counted: a window at 17x the target or more. */
+#define SMARTIO_CTL_ERR_MIN	(-16 * SMARTIO_Q8)
+
+/**
+ * smartio_ctl_error() - how far a window was from the target
+ * @read: what it measured (> 0)
+ * @target: what it should have been (> 0)
+ *
+ * (target - read) / target: linear, not the logarithm of the ratio, so
+ * that the integral term, which stops moving the rate when the errors sum
+ * to nothing, holds the windows' mean at the target. On the logarithm it
+ * held their geometric mean, which on a heavy-tailed signal is far below the
+ * mean a start-up pays: traced in the start-up bench, windows whose p90
+ * slowdown averaged 151-158% left a 110% target's rate unmoved.
+ *
+ * Context: any; pure.
+ * Return: the error in Q8 (256: 1.0), from SMARTIO_CTL_ERR_MIN to 256.
+ */
+static inline s32 smartio_ctl_error(u64 read, u64 target)
+{
+	if (read >= target * (1 - SMARTIO_CTL_ERR_MIN / SMARTIO_Q8))
+		return SMARTIO_CTL_ERR_MIN;
+	if (read >= target)
+		return -(s32)div64_u64((read - target) * SMARTIO_Q8, target);
+	return (s32)div64_u64((target - read) * SMARTIO_Q8, target);
+}
+
 /**
  * smartio_ctl_update() - the rate for the next window
  * @c: the controller
  * @w: the window just ended
  *
- * With e = log2(target / measured) (positive: reads faster than the target)
- * the rate is multiplied by 2^u, u = (e - e_prev) / 4 + e / 4: the velocity
- * form of a PI rule on log2(rate). For a device whose read latency grows as
- * rate^g the error decays for g up to 2.6 (the poles of
- * z^2 - (1 - g/2) z - g/4 stay inside the unit circle); the host tests
- * check convergence, the step response and the bounds below.
+ * With e = (target - measured) / target (smartio_ctl_error(); positive:
+ * reads faster than the target) the rate is multiplied by 2^u,
+ * u = (e - e_prev) / 4 + e / 4: the velocity form of a PI rule on
+ * log2(rate). For a device whose read latency grows as rate^g, near the
+ * target e is ln 2 times the error in log2 units, and the error decays for
+ * g up to 3.7 (2.6 / ln 2: the poles of z^2 - (1 - g'/2) z - g'/4, g' =
+ * g ln 2, stay inside the unit circle); the host tests check convergence,
+ * the step response and the bounds below.
  * Each window's step is bounded (a cut of 4x, a rise of 2x), a rise never
  * takes the rate past SMARTIO_CTL_WINDUP times what writes took (a rate
  * nobody uses would otherwise grow without bound and take many windows to
@@ -325,7 +381,7 @@ static inline bool smartio_ctl_update(struct smartio_ctl *c,
 		c->have_prev = false;
 		return false;
 	}
-	e = smartio_log2_q8(w->target) - smartio_log2_q8(w->read);
+	e = smartio_ctl_error(w->read, w->target);
 	if (e > -SMARTIO_CTL_DEADBAND && e < SMARTIO_CTL_DEADBAND)
 		e = 0;
 	u = (e >> SMARTIO_CTL_KI_SHIFT) +

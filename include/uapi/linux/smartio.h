@@ -22,16 +22,16 @@
  *                         (0: no limit)
  *   read_lat_us           read latency at the read_lat_pct percentile
  *                         (default the 90th), last window
- *   read_slowdown_pct     the same percentile of read slowdown, %: a read's
- *                         latency over its size class's baseline (100: as
- *                         fast as alone), last window
+ *   read_slowdown_pct     read slowdown, %: the reads' summed latency over
+ *                         their size classes' baselines (100: as fast as
+ *                         alone), last window
  *   read_target_pct       the slowdown the controller holds (0: it holds
  *                         read_lat_us to read_target_us instead)
  *   read_target_us        the latency it holds (read_lat_target_us; 0: it
  *                         holds the slowdown)
  *   read_baseline_<s>_us  per size class (<s>: 4k, 8k, 16k, 32k, 64k, 128k,
  *                         256k, 512k; each up to that size, 512k and
- *                         larger), the read_lat_pct percentile of reads
+ *                         larger), the mean latency of reads
  *                         with no write around (0: none seen yet)
  *   controller_adjusts    windows that changed the write rate
  *   controller_windows    windows ended

@@ -77,12 +77,14 @@ lat=$(smartio_stat nullb0 read_lat_us)
 slow=$(smartio_stat nullb0 read_slowdown_pct)
 log "large: baselines 4k $(smartio_stat nullb0 read_baseline_4k_us) us (before: $b4k), 64k $b64k us; last window p90 $lat us, slowdown $slow%"
 # not raised to the large reads' latency (a stray small read, a probe of
-# the disk, may move it a bucket)
+# the disk, may move it a little)
 check_le large_4k_baseline_kept $((b4k * 2)) \
 	"$(smartio_stat nullb0 read_baseline_4k_us)"
 check_ge large_baseline_64k_seen 1 "$b64k"
-# 16 times the bytes at 16 MB/s: 4 ms against well under 1 ms
-check_ge large_64k_slower_alone $((b4k * 4)) "$b64k"
+# 16 times the bytes at 16 MB/s: 4 ms against well under 1 ms on 6.12;
+# on 6.1 null_blk's 4 KiB reads alone already wait for the bandwidth tick
+# (their mean 2.3 ms, the 64 KiB ones' 3.8 ms), so only slower there
+check_ge large_64k_slower_alone $((b4k + 1)) "$b64k"
 check_ge large_lat_many_times_small $((b4k * 4)) "$lat"
 check_le large_slowdown_near_one 150 "$slow"
 check_ge large_slowdown_seen 1 "$slow"
@@ -166,11 +168,13 @@ check_ge mixed_small_reads_slowed $((alone_p90 * 4)) "$small_p90"
 check_eq mixed_rate_kept "$a0" "$(smartio_stat nullb0 controller_adjusts)"
 check_eq mixed_rate_same "$r0" "$(smartio_stat nullb0 write_rate_kbps)"
 
-# --- read_lat_pct: the baselines are that percentile, so a new one relearns them -
-check_ge pct_baseline_before 1 "$(smartio_stat nullb0 read_baseline_4k_us)"
+# --- read_lat_pct: the latency percentile only; the baselines are means -------
+b4k=$(smartio_stat nullb0 read_baseline_4k_us)
+b64k=$(smartio_stat nullb0 read_baseline_64k_us)
+check_ge pct_baseline_before 1 "$b4k"
 echo 99 >$io/read_lat_pct
-check_eq pct_change_resets_baseline 0 "$(smartio_stat nullb0 read_baseline_4k_us)"
-check_eq pct_change_resets_baseline_64k 0 \
+check_eq pct_change_keeps_baseline "$b4k" "$(smartio_stat nullb0 read_baseline_4k_us)"
+check_eq pct_change_keeps_baseline_64k "$b64k" \
 	"$(smartio_stat nullb0 read_baseline_64k_us)"
 echo 90 >$io/read_lat_pct
 
