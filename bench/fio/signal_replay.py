@@ -17,12 +17,15 @@ prints, per cell:
   - the mean latency of reads that overlapped a write over the mean of their
     class alone in this config's cells so far (the idle cell, "-0", sorts
     first): what writes cost a read here;
-  - the controller's windows replayed with the kernel's rules (window_ms,
-    the p90 of slowdown, baselines from 32 alone reads at a time, down at
-    once and up by an eighth, the fastest read standing in before that;
-    baselines carried from cell to cell in the order given): how many
-    windows were over the target, and how many of those had no write at all
-    (which the controller now ignores).
+  - the controller's windows replayed with the kernel's rules (window_ms;
+    --signal sum, the kernel's since the signal change: a window's summed
+    latency over its reads' baselines, each the mean of 32 alone reads at a
+    time, down by half the step and up by an eighth; --signal p90, the rule
+    before: the p90 of each read's slowdown, baselines the p90 of 32 alone
+    reads, down at once and up by an eighth; the fastest read standing in
+    before a class has a baseline; baselines carried from cell to cell in
+    the order given): how many windows were over the target, and how many
+    of those had no write at all (which the controller ignores).
 
 It is a replay, not the kernel: the window and baseline arithmetic follow
 smartio-iosched.c but the latency start is the read's dispatch, not the head
@@ -114,29 +117,42 @@ def annotate(reqs, read_idle_us):
     return reads, writes
 
 
-def replay(reads, writes, base, window_s):
-    """The controller's windows: (p90 slowdown, whether a write was around)."""
+def next_baseline(old, batch, signal):
+    """smartio_baseline_next() (sum), or the rule before it (p90)."""
+    if signal == 'p90':
+        b = pct(batch, 90)
+        return b if not old or b < old else old + (b - old) / 8
+    b = statistics.mean(batch)
+    if not old:
+        return b
+    return old - (old - b) / 2 if b < old else old + (b - old) / 8
+
+
+def replay(reads, writes, base, window_s, signal):
+    """The controller's windows: (slowdown, whether a write was around)."""
     fastest, alone = {}, {c: [] for c in range(8)}
-    out, cur, start = [], [], None
+    out, lat, bases, start = [], [], [], None
     wt = sorted((w['t0'], w['t1']) for w in writes)
     for r in reads:
         start = r['t1'] if start is None else start
         c = r['class']
         fastest[c] = min(fastest.get(c, r['lat']), r['lat'])
-        cur.append(r['lat'] / (base.get(c) or fastest[c]))
+        lat.append(r['lat'])
+        bases.append(base.get(c) or fastest[c])
         if r['alone']:
             alone[c].append(r['lat'])
         if r['t1'] - start < window_s:
             continue
         had_write = any(w0 < r['t1'] and w1 > start for w0, w1 in wt)
-        out.append((pct(cur, 90), had_write))
-        cur, start = [], r['t1']
+        if signal == 'p90':
+            out.append((pct([x / b for x, b in zip(lat, bases)], 90), had_write))
+        else:
+            out.append((sum(lat) / sum(bases), had_write))
+        lat, bases, start = [], [], r['t1']
         for k in range(8):
             if len(alone[k]) < 32:
                 continue
-            b = pct(alone[k], 90)
-            old = base.get(k)
-            base[k] = b if not old or b < old else old + (b - old) / 8
+            base[k] = next_baseline(base.get(k), alone[k], signal)
             alone[k] = []
     return out
 
@@ -172,6 +188,10 @@ def main():
                     help='smartio window_ms (default 100)')
     ap.add_argument('--target-pct', type=int, default=110,
                     help='smartio target_slowdown_pct (default 110)')
+    ap.add_argument('--signal', choices=('sum', 'p90'), default='sum',
+                    help="the window's slowdown: sum (the kernel's: summed "
+                    "latency over summed baselines) or p90 (of each read's "
+                    "slowdown, the rule before; default sum)")
     args = ap.parse_args()
     bases, alone_seen = {}, {}
     found = False
@@ -206,9 +226,9 @@ def main():
             print('  reads beside writes over their class alone (mean, weighted by '
                   'reads): %.2fx over %d reads' % (sum(k * v for k, v in over) / n, n))
         win = replay(reads, writes, bases.setdefault(cfg, {}),
-                     args.window_ms / 1e3)
+                     args.window_ms / 1e3, args.signal)
         hot = [(s, w) for s, w in win if s > args.target_pct / 100]
-        print('  replayed windows: %d, p90 slowdown median %.2f; over the target: %d, '
+        print('  replayed windows: %d, slowdown median %.2f; over the target: %d, '
               'of which without a write: %d' % (
                   len(win), statistics.median([s for s, _ in win]) if win else 0,
                   len(hot), sum(1 for _, w in hot if not w)))
