@@ -134,8 +134,9 @@ static const unsigned int smartio_expire_ms[] = {
 /*
  * Defaults of the write throttle and the controller. A read slowdown of
  * 110%: a window's reads take together a tenth longer than alone. Held
- * on the mean (run H6 of the start-up bench, docs/results.md), start-ups
- * beside a writer were 1.12-1.19x their time alone, bfq's 1.79-2.31x;
+ * on the mean (runs H6 and H7 of the start-up bench, docs/results.md),
+ * start-ups beside a writer were 1.11-1.19x their time alone, bfq's
+ * 1.66-2.31x;
  * held on each read's p90 (the signal before), 105-115% had kept them
  * near their time alone in one-boot sweeps and 130%, the seed's aim, had
  * not (1.21-1.26x). Writes keep at least the floor. 100 ms windows hold
