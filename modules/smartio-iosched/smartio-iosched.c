@@ -136,11 +136,10 @@ static const unsigned int smartio_expire_ms[] = {
  * 110%: a window's reads take together a tenth longer than alone. Held
  * on the mean (runs H6 and H7 of the start-up bench, docs/results.md),
  * start-ups beside a writer were 1.11-1.19x their time alone, bfq's
- * 1.66-2.31x;
- * held on each read's p90 (the signal before), 105-115% had kept them
- * near their time alone in one-boot sweeps and 130%, the seed's aim, had
- * not (1.21-1.26x). Writes keep at least the floor. 100 ms windows hold
- * dozens of reads on a phone's flash.
+ * 1.66-2.31x; held on each read's p90 (the signal before), 105-115% had
+ * kept them near their time alone in one-boot sweeps and 130%, the seed's
+ * aim, had not (1.21-1.26x). Writes keep at least the floor. 100 ms
+ * windows hold dozens of reads on a phone's flash.
  * Reads stay active for 100 ms after the last one: a start-up pauses
  * between its reads while it computes, and every pause longer than
  * read_idle_us lets writes go unthrottled, up to write_cap in flight, for
@@ -564,7 +563,7 @@ static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 			      sd->baseline_ns[c] ?: sd->fastest_ns[c]);
 	/* alone at dispatch, and no write went while it was on the device */
 	if ((flags & SMARTIO_RQ_ALONE) && sd->last_write_ns < rq->fifo_time) {
-		sd->alone_ns[c] += min_t(u64, lat, 60 * NSEC_PER_SEC);
+		sd->alone_ns[c] += min_t(u64, lat, SMARTIO_LAT_MAX_NS);
 		sd->alone_n[c]++;
 	}
 	if (now - sd->win_start_ns >=

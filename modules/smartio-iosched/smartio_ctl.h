@@ -140,6 +140,8 @@ static inline u64 smartio_lat_pct(const struct smartio_lat_hist *h,
 #define SMARTIO_SIZE_CLASSES	8
 #define SMARTIO_SIZE_MIN_SHIFT	12
 /* A slowdown of 1 (as fast as reads alone): a 16-bit fraction. */
+/* A read's latency counts at most a minute: sums of many stay far from 2^64. */
+#define SMARTIO_LAT_MAX_NS	(60 * NSEC_PER_SEC)
 #define SMARTIO_SLOWDOWN_ONE	BIT_ULL(16)
 
 /**
@@ -190,7 +192,7 @@ struct smartio_read_sums {
 static inline void smartio_read_sums_add(struct smartio_read_sums *s,
 					 u64 lat_ns, u64 base_ns)
 {
-	s->lat_ns += min_t(u64, lat_ns, 60 * NSEC_PER_SEC);
+	s->lat_ns += min_t(u64, lat_ns, SMARTIO_LAT_MAX_NS);
 	s->base_ns += base_ns;
 }
 
