@@ -5,6 +5,7 @@ writes" section of docs/smartio-results.md and its chart.
 
 USAGE
     bench/fio/startup_report.py --events BOOT1.events [--events BOOT2.events ...]
+        (one file a boot, numbered in the order given: runs made apart pool)
         --kver KVER --csv OUT.csv [--cmd "..."] [--vm-seconds S]
         [--md docs/smartio-results.md] [--png docs/smartio-startup.png]
 
@@ -12,9 +13,9 @@ Input: the "CSV,start|wphase|wake|sparams|smodel,..." notes of
 bench/fio/startup-bench.sh. A start-up's ratio is its wall time over the
 median idle (writers "0") start-up of the same app, config, model, boot and
 round. Every figure is the median with a 95% percentile bootstrap interval
-that resamples rounds within boots (bench/freeblock/report.py's interval(),
-imported, not copied; with one round a boot the rounds are resampled across
-boots, with one round in all the start-ups are). Two intervals that overlap are "not separable". The targets (issue
+that resamples the boots, then the rounds of each boot drawn, then the
+start-ups of each round drawn (bench/stats.py). Two intervals that overlap
+are "not separable". The targets (issue
 15): smartio's start-up beside writers <= 1.15x of idle, and at least as good
 as bfq's (defaults, low_latency on) in the same runs. Only the section between
 the markers <!-- startup:begin --> and <!-- startup:end --> of --md is
@@ -23,7 +24,6 @@ rewritten (appended when missing); the rest of the file is kept.
 
 import argparse
 import csv
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -35,20 +35,10 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from guest_csv import parse  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "freeblock_report", os.path.join(TOP, "bench", "freeblock", "report.py"))
-FB = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(FB)
-median = FB.median
+import stats  # noqa: E402
 
-
-def interval(groups):
-    """FB.interval (rounds resampled within boots); with a single round in
-    all, the start-ups themselves are resampled (one per group)."""
-    groups = {k: v for k, v in groups.items() if v}
-    if len(groups) == 1:
-        groups = {(0, i): [x] for i, x in enumerate(next(iter(groups.values())))}
-    return FB.interval(groups)
+median = stats.median
+interval = stats.interval
 
 BEGIN, END = "<!-- startup:begin -->", "<!-- startup:end -->"
 CONFIGS = ["apart", "none", "mq-deadline", "kyber", "bfq", "smartio", "mq-deadline-tuned",
@@ -81,6 +71,12 @@ def rows_of(rows, kind, names):
     return out
 
 
+def renumber(rows, boot):
+    for r in rows:
+        r["boot"] = boot
+    return rows
+
+
 def pct(v, p):
     v = sorted(v)
     if not v:
@@ -105,12 +101,18 @@ def level_name(w):
 class Data:
     def __init__(self, paths):
         self.start, self.wphase, self.wake, self.params, self.models = [], [], [], [], {}
-        for p in paths:
+        self.bad = []
+        for i, p in enumerate(paths):
             rows = parse(p)
-            self.start += [s for s in rows_of(rows, "start", START) if s["status"] == 0]
-            self.bad = [s for s in rows_of(rows, "start", START) if s["status"] != 0]
-            self.wphase += rows_of(rows, "wphase", WPHASE) + rows_of(rows, "wphase", WPHASE_CPU)
-            self.wake += rows_of(rows, "wake", WAKE) + rows_of(rows, "wake", WAKE_IOS)
+            # an events file is one boot: boot i + 1 in the order given, so
+            # that runs made apart (each numbering its boots from 1) pool
+            start = renumber(rows_of(rows, "start", START), i + 1)
+            self.start += [s for s in start if s["status"] == 0]
+            self.bad += [s for s in start if s["status"] != 0]
+            self.wphase += renumber(rows_of(rows, "wphase", WPHASE) +
+                                    rows_of(rows, "wphase", WPHASE_CPU), i + 1)
+            self.wake += renumber(rows_of(rows, "wake", WAKE) + rows_of(rows, "wake", WAKE_IOS),
+                                  i + 1)
             self.params += [",".join(r[1:]) for r in rows if r[0] == "sparams"]
             self.models.update({r[1]: ",".join(r[2:]) for r in rows if r[0] == "smodel"})
         present = {s["config"] for s in self.start}
@@ -327,7 +329,8 @@ def markdown(d, a, png):
          "In each round every scheduler config comes once, in a shuffled order, and runs "
          "its writer levels in a shuffled order. A ratio is a start-up over the median idle "
          "start-up of the same app, config, boot and round; figures are medians "
-         "[95% bootstrap interval over rounds within boots]; overlapping intervals are "
+         "[95% bootstrap interval: boots, rounds within them, start-ups within those "
+         "resampled]; overlapping intervals are "
          "\"not separable\". Tuned points: kyber-tuned read_lat_nsec, mq-deadline-tuned "
          "read_expire/writes_starved, bfq-tuned low_latency=1 + slice_idle, smartio-tuned "
          "target_slowdown_pct (values in the parameters). Config apart, where run, is the control: "

@@ -20,8 +20,7 @@ foreground alone's ("alone:none") in the same boot, round, model and level.
 The background target is paired too: freeblock's MiB/s minus ionice -c3
 under BFQ's in the same boot, round, model and level. Every figure is the
 median over rounds and boots with a 95% percentile bootstrap interval that
-resamples rounds within each boot: bench/switch/report.py's Runs.interval,
-imported, not copied. A target is "met" when the whole interval is on the
+resamples the boots, then the rounds within them (bench/stats.py). A target is "met" when the whole interval is on the
 right side of it, "not met" when the whole interval is on the wrong side,
 else "not separable".
 """
@@ -39,12 +38,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from guest_csv import parse  # noqa: E402
+import stats  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("switch_report",
-                                               os.path.join(TOP, "bench", "switch", "report.py"))
-SW = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(SW)
-median = SW.median
+median = stats.median
+interval = stats.interval
 
 MODELS = ["plain", "crypt", "linear"]
 # fbt2, fbt3, ...: the further tuned points of a sweep (run-bench.py --fb-tuned A+B+...)
@@ -60,33 +57,6 @@ CELL_FIELDS = ["round", "pos", "model", "level", "method", "sched", "rate_iops",
                "fb_bytes", "fb_fg_requests", "fb_fg_delayed", "fgw_ios", "fgw_mean_us",
                "fgw_p99_us"]
 MODEL_DESC = {"plain": "null_blk", "crypt": "dm-crypt over it", "linear": "dm-linear over it"}
-
-
-class _Groups:
-    """The shape bench/switch/report.py's Runs.interval bootstraps: its
-    ratios() gives {(boot, round): [values]}."""
-
-    def __init__(self, groups):
-        self.groups = groups
-
-    def ratios(self, mode, base, boot=None):
-        return self.groups
-
-
-def interval(groups):
-    """(median, lo, hi, n) of {(boot, round): [values]}, or None. With one
-    round in every boot a resample within each boot is that round again and
-    the interval would be a point: the rounds are then resampled across boots
-    (one stratum)."""
-    groups = {k: v for k, v in groups.items() if v}
-    if not groups:
-        return None
-    per_boot = {}
-    for b, _ in groups:
-        per_boot[b] = per_boot.get(b, 0) + 1
-    if max(per_boot.values()) < 2:
-        groups = {(0, i): v for i, (_, v) in enumerate(sorted(groups.items()))}
-    return SW.Runs.interval(_Groups(groups), None, None)
 
 
 def kv(fields):
@@ -447,8 +417,8 @@ def markdown(runs, a, spath):
     L.append("Raw cells: `%s`; medians and intervals: `%s`." % (
         os.path.relpath(a.csv, os.getcwd()), os.path.relpath(spath, os.getcwd())))
     L.append("")
-    L.append("Every figure: median over rounds and boots [95% bootstrap interval, rounds "
-             "resampled within each boot]. Ratios are paired with the foreground alone "
+    L.append("Every figure: median over rounds and boots [95% bootstrap interval: boots, "
+             "rounds within them and values within those resampled]. Ratios are paired with the foreground alone "
              "(elevator none) of the same boot, round, model and level; the background "
              "target pairs freeblock with ionice -c3 under BFQ the same way. On the dm "
              "models the elevator (BFQ for the ionice peers) is on the leaf null_blk: a "

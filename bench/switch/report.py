@@ -22,15 +22,14 @@ results as notes ("guest: MOBIO NOTE CSV,<kind>,..." in run.py's events.txt):
 
 Ratios are paired: a mode's switch time over demand paging's in the same boot,
 round and app. Per mode: the median of those ratios with a 95% percentile
-bootstrap interval, resampling rounds (all apps of a drawn round together; the
-pooled interval resamples rounds within each boot). Intervals that overlap are
-"not separable".
+bootstrap interval that resamples the boots, then the rounds of each boot
+drawn, then the apps of each round drawn (bench/stats.py). Intervals that
+overlap are "not separable".
 """
 
 import argparse
 import csv
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -38,6 +37,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from guest_csv import parse  # noqa: E402
+import stats  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODE_ORDER = ["ideal", "demand", "pc0", "novma", "daemon", "oracle", "asap"]
@@ -52,7 +52,6 @@ MODE_DESC = {
 }
 LABEL = {"oracle": "oracle (upper bound)"}
 TICK_MS = 10.0                       # /proc/stat counts USER_HZ (100) ticks
-BOOTSTRAP = 2000
 TARGET_REDUCTION = 50.0              # issue 13: >= 50% below demand paging
 TARGET_VS_DAEMON = 20.0              # ... and >= 20% below the daemon
 TARGET_PRECISION = 85.0
@@ -63,12 +62,7 @@ def label(m):
     return LABEL.get(m, m)
 
 
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    if not n:
-        return None
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+median = stats.median
 
 
 def mean(v):
@@ -155,26 +149,9 @@ class Runs:
         return out
 
     def interval(self, mode, base="demand", boot=None):
-        """(median, lo, hi, n) of the paired ratios, bootstrap over rounds."""
-        groups = self.ratios(mode, base, boot)
-        allr = [x for v in groups.values() for x in v]
-        if not allr:
-            return None
-        rng = random.Random(13)
-        strata = {}
-        for (b, r), v in groups.items():
-            strata.setdefault(b, []).append(v)
-        meds = []
-        for _ in range(BOOTSTRAP):
-            sample = []
-            for rounds in strata.values():
-                for _ in range(len(rounds)):
-                    sample.extend(rounds[rng.randrange(len(rounds))])
-            meds.append(median(sample))
-        meds.sort()
-        lo = meds[int(0.025 * BOOTSTRAP)]
-        hi = meds[int(0.975 * BOOTSTRAP) - 1]
-        return median(allr), lo, hi, len(allr)
+        """(median, lo, hi, n) of the paired ratios (bench/stats.py: boots,
+        then rounds within them, resampled)."""
+        return stats.interval(self.ratios(mode, base, boot))
 
     def counters(self, mode, boot=None):
         rows = self.of(mode, boot)
@@ -325,7 +302,8 @@ def markdown(runs, a, spath):
     L.append("## Switch time against demand paging (paired, median, 95% interval)")
     L.append("")
     L.append("Ratio = the mode's switch time over demand paging's in the same boot, round "
-             "and app; median over rounds and apps; [interval] = 95% bootstrap over rounds. "
+             "and app; median over rounds and apps; [interval] = 95% bootstrap over boots, "
+             "rounds within them and apps within those (bench/stats.py). "
              "Overlapping intervals are not separable.")
     L.append("")
     few = min(len(v) for v in runs.rounds.values()) if runs.rounds else 0
