@@ -74,12 +74,25 @@ mkfs.ext4 -q -F "$DATA" >/tmp/mkfs.out 2>&1 ||
 	fail mkfs_data "expected mkfs.ext4 to work: $(cat /tmp/mkfs.out)"
 mkdir -p $MNT
 mount -t ext4 "$DATA" $MNT || fail mount_data "expected $DATA to mount"
-if ! mount -t cgroup2 none $CG || ! mkdir -p $CG/top-app $CG/fg $CG/bg; then
-	fail cgroup2_mount "expected cgroup2 on $CG with top-app, fg and bg"
+# favordynmods (6.0+): a task migration does not wait for an RCU grace
+# period (cgroup_threadgroup_rwsem stays on its slow reader path). Without it
+# a switch's cgroup.procs writes took 0.4 ms or 15-30 ms depending on whether
+# a grace period had passed since the last write, which depends on what the
+# mode ran before: a bench artefact of 0-25% of a switch that differed by mode
+# (2026-12-06: medians 0.5 ms daemon, 16.5 demand, 19.8 asap). A system that
+# moves tasks at every app switch is the case the option exists for.
+CGOPT=favordynmods
+if ! mount -t cgroup2 -o $CGOPT none $CG 2>/dev/null; then
+	CGOPT=none
+	mount -t cgroup2 none $CG || fail cgroup2_mount "expected cgroup2 on $CG"
 fi
+mkdir -p $CG/top-app $CG/fg $CG/bg ||
+	fail cgroup2_mount "expected cgroup2 on $CG with top-app, fg and bg"
+# what the kernel says it mounted (its options, comma-separated)
+CGOPT=$(awk -v m="$CG" '$2 == m { gsub(",", ":", $4); print $4 }' /proc/mounts)
 DISK=$(basename "$DATA")
 
-note "CSV,setup,kernel=$(uname -r) mem_mb=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) cpus=$(grep -c ^processor /proc/cpuinfo) swap=zram0:384M:$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/zram0/comp_algorithm) disk=$DISK:ext4 page_cluster=$(cat /proc/sys/vm/page-cluster) vma_ra=$(cat /sys/kernel/mm/swap/vma_ra_enabled) profile_switches=$PROFILE_SWITCHES profile_min=$PROFILE_MIN boot=$BOOT order_seed=$ORDER_SEED"
+note "CSV,setup,kernel=$(uname -r) mem_mb=$(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) cpus=$(grep -c ^processor /proc/cpuinfo) swap=zram0:384M:$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/zram0/comp_algorithm) disk=$DISK:ext4 page_cluster=$(cat /proc/sys/vm/page-cluster) vma_ra=$(cat /sys/kernel/mm/swap/vma_ra_enabled) profile_switches=$PROFILE_SWITCHES profile_min=$PROFILE_MIN boot=$BOOT order_seed=$ORDER_SEED cgroup2=$CGOPT"
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 SBARGS=
