@@ -29,7 +29,11 @@
  * scheduler behind other reads does not count, a device kept busy by writes
  * does, and a window of large reads is not taken for a slow one; waiting in
  * the device behind other reads counts in both, and is why a window with
- * no write queued or on the device leaves the rate alone. The target is
+ * no write queued or on the device leaves the rate alone. A baseline no
+ * reads alone moved for a second is corrected by windows whose reads beat
+ * it (smartio_baseline_stale_next()): one learnt beside a burst of large
+ * reads would otherwise make a writer's reads look unslowed for as long
+ * as the writes leave no read alone. The target is
  * target_slowdown_pct (no forced probe: until a class has reads alone, its
  * fastest read stands in for them, which starts the controller strict and
  * so lets reads run alone); read_lat_target_us, when set, holds a
@@ -221,6 +225,7 @@ struct smartio_counters {
 	u64 write_held;
 	u64 adjusts;
 	u64 windows;
+	u64 baseline_stale_fixes;
 	u64 dispatch_empty;
 	u64 queue_kicks;
 	u64 idle_guard;
@@ -274,7 +279,11 @@ struct smartio_data {
 	u64 alone_ns[SMARTIO_SIZE_CLASSES];
 	unsigned int alone_n[SMARTIO_SIZE_CLASSES];
 	u64 baseline_ns[SMARTIO_SIZE_CLASSES];	/* their mean, 0: none */
+	u64 baseline_at_ns[SMARTIO_SIZE_CLASSES];	/* its last batch */
 	u64 fastest_ns[SMARTIO_SIZE_CLASSES];	/* lowest latency, 0: none */
+	/* per size class: this window's reads, writes around or not */
+	u64 win_class_ns[SMARTIO_SIZE_CLASSES];
+	unsigned int win_class_n[SMARTIO_SIZE_CLASSES];
 	u64 win_start_ns;
 	u64 win_write_bytes;		/* writes dispatched in the window */
 	bool win_writes;		/* a write queued or on the device in it */
@@ -457,19 +466,32 @@ static void smartio_trace_control(struct smartio_data *sd)
 }
 
 /*
- * A size class's baseline from its reads alone, once it has enough of
- * them. sd->lock held.
+ * A size class's baseline at the end of a window (@now): from its reads
+ * alone, once it has enough of them; else, when no batch has moved it for
+ * SMARTIO_BASELINE_STALE_NS, from the window's reads if they beat it
+ * (smartio_baseline_stale_next()). sd->lock held.
  */
-static void smartio_baseline_update(struct smartio_data *sd, unsigned int c)
+static void smartio_baseline_update(struct smartio_data *sd, unsigned int c,
+				    u64 now)
 {
-	u64 mean;
+	u64 base = sd->baseline_ns[c], mean;
+	unsigned int n = sd->win_class_n[c];
 
-	if (sd->alone_n[c] < SMARTIO_BASELINE_SAMPLES)
-		return;
-	mean = div_u64(sd->alone_ns[c], sd->alone_n[c]);
-	sd->baseline_ns[c] = smartio_baseline_next(sd->baseline_ns[c], mean);
-	sd->alone_ns[c] = 0;
-	sd->alone_n[c] = 0;
+	if (sd->alone_n[c] >= SMARTIO_BASELINE_SAMPLES) {
+		mean = div_u64(sd->alone_ns[c], sd->alone_n[c]);
+		sd->baseline_ns[c] = smartio_baseline_next(base, mean);
+		sd->baseline_at_ns[c] = now;
+		sd->alone_ns[c] = 0;
+		sd->alone_n[c] = 0;
+	} else if (n && now - sd->baseline_at_ns[c] >=
+		   SMARTIO_BASELINE_STALE_NS) {
+		mean = div_u64(sd->win_class_ns[c], n);
+		sd->baseline_ns[c] = smartio_baseline_stale_next(base, mean, n);
+		if (sd->baseline_ns[c] != base)
+			sd->stats.baseline_stale_fixes++;
+	}
+	sd->win_class_ns[c] = 0;
+	sd->win_class_n[c] = 0;
 }
 
 /*
@@ -512,7 +534,7 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	sd->read_pct_ns = smartio_lat_pct(&sd->win, pct);
 	sd->slowdown = smartio_slowdown(&sd->win_sums);
 	for (c = 0; c < SMARTIO_SIZE_CLASSES; c++)
-		smartio_baseline_update(sd, c);
+		smartio_baseline_update(sd, c, now);
 	if (fixed) {
 		sd->target_ns = fixed;
 		sd->target_slow = 0;
@@ -561,6 +583,8 @@ static void smartio_read_done(struct smartio_data *sd, struct request *rq,
 		sd->fastest_ns[c] = lat;
 	smartio_read_sums_add(&sd->win_sums, lat,
 			      sd->baseline_ns[c] ?: sd->fastest_ns[c]);
+	sd->win_class_ns[c] += min_t(u64, lat, SMARTIO_LAT_MAX_NS);
+	sd->win_class_n[c]++;
 	/* alone at dispatch, and no write went while it was on the device */
 	if ((flags & SMARTIO_RQ_ALONE) && sd->last_write_ns < rq->fifo_time) {
 		sd->alone_ns[c] += min_t(u64, lat, SMARTIO_LAT_MAX_NS);
@@ -1360,7 +1384,7 @@ static void smartio_exit_sched(struct elevator_queue *e)
 /* --- Counters ------------------------------------------------------------ */
 
 #define SMARTIO_NR_STATS \
-	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + SMARTIO_SIZE_CLASSES + 21)
+	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + SMARTIO_SIZE_CLASSES + 22)
 
 /* Size classes in counter names: read_baseline_4k_us... */
 static const char *const smartio_baseline_name[SMARTIO_SIZE_CLASSES] = {
@@ -1443,6 +1467,8 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 						       NSEC_PER_USEC) };
 	st[n++] = (struct mobio_stat){ "controller_adjusts", cnt.adjusts };
 	st[n++] = (struct mobio_stat){ "controller_windows", cnt.windows };
+	st[n++] = (struct mobio_stat){ "baseline_stale_fixes",
+				       cnt.baseline_stale_fixes };
 	st[n++] = (struct mobio_stat){ "reads_inflight",
 				       inflight[SMARTIO_READ] };
 	st[n++] = (struct mobio_stat){ "writes_inflight",

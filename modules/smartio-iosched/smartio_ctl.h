@@ -237,6 +237,47 @@ static inline u64 smartio_baseline_next(u64 base_ns, u64 mean_ns)
 	return base_ns + (mean_ns - base_ns) / 8;
 }
 
+/*
+ * A baseline no batch of reads alone has moved for this long is stale, and
+ * windows whose reads beat it by a quarter correct it (smartio_baseline_
+ * stale_next()). A second is ten windows at the default 100 ms: longer than
+ * the gaps a throttled writer leaves between batches, shorter than a
+ * download.
+ */
+#define SMARTIO_BASELINE_STALE_NS	NSEC_PER_SEC
+/* Reads of a class in one window before its mean may correct a baseline. */
+#define SMARTIO_BASELINE_WINDOW_READS	8U
+
+/**
+ * smartio_baseline_stale_next() - a stale baseline against one window
+ * @base_ns: the class's baseline, ns; 0: none
+ * @mean_ns: the mean latency of the class's reads in the window, writes
+ *	around or not, ns
+ * @n: how many reads that mean is of
+ *
+ * Reads beside writes are not faster than alone. When a window's reads of
+ * a class take under three quarters of its baseline, the baseline is
+ * wrong: it was learnt while the device was slower for another reason (a
+ * burst of large reads: reads alone means no write, not no other read)
+ * and, with writes running since, no read alone came to bring it down.
+ * Left there, it makes reads beside writes look unslowed, the rate rises,
+ * the writes leave no gap for a read alone, and the baseline stays for as
+ * long as the writes do. Down by half the step a window, as for a batch of
+ * reads alone; only a stale baseline is corrected this way (the caller's
+ * part), so that a baseline in use moves by reads alone only.
+ *
+ * Context: any; pure.
+ * Return: the new baseline, ns (@base_ns when not contradicted).
+ */
+static inline u64 smartio_baseline_stale_next(u64 base_ns, u64 mean_ns,
+					      unsigned int n)
+{
+	if (!base_ns || n < SMARTIO_BASELINE_WINDOW_READS ||
+	    mean_ns >= base_ns - base_ns / 4)
+		return base_ns;
+	return smartio_baseline_next(base_ns, mean_ns);
+}
+
 /* --- Fixed-point 2^x (Q8: 256 is 1.0) --------------------------------------- */
 
 #define SMARTIO_Q8		256

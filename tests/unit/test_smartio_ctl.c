@@ -354,6 +354,41 @@ static void baseline_down_by_half_up_by_eighth(void **unused)
 }
 
 /*
+ * A stale baseline is corrected only by a window of enough reads that beat
+ * it by a quarter, down by half the step; from a 20x inflated baseline
+ * (the 4 KiB class after a burst of large reads) a few windows of reads
+ * beside writes bring it within a third of their mean.
+ */
+static void baseline_stale_corrected_by_faster_windows(void **unused)
+{
+	const unsigned int n = SMARTIO_BASELINE_WINDOW_READS;
+	u64 b;
+	unsigned int i;
+
+	(void)unused;
+	/* no baseline, too few reads, or not beaten by a quarter: kept */
+	assert_int_equal(smartio_baseline_stale_next(0, 500000, n), 0);
+	assert_int_equal(smartio_baseline_stale_next(800000, 100000, n - 1),
+			 800000);
+	assert_int_equal(smartio_baseline_stale_next(800000, 600000, n),
+			 800000);
+	assert_int_equal(smartio_baseline_stale_next(800000, 900000, 1000),
+			 800000);
+	/* beaten: half the step down, as a batch of reads alone would */
+	assert_int_equal(smartio_baseline_stale_next(800000, 599999, n),
+			 smartio_baseline_next(800000, 599999));
+	assert_int_equal(smartio_baseline_stale_next(800000, 200000, n),
+			 500000);
+	for (b = 20000000, i = 0; i < 6; i++)
+		b = smartio_baseline_stale_next(b, 1000000, n);
+	assert_true(b <= 1333334);
+	/* and never under what the reads took */
+	for (i = 0; i < 100; i++)
+		b = smartio_baseline_stale_next(b, 1000000, n);
+	assert_true(b >= 1000000);
+}
+
+/*
  * x * 2^(u / 256) within 0.7%, plus the unit the result is rounded down
  * to: 1, but 2^(u div 256) for u > 0 as x * mult / 256 is rounded before
  * the shift left (scale_q8(1, 409) is 2 for 2.996), which matters below
@@ -1296,6 +1331,7 @@ int main(void)
 		cmocka_unit_test(slowdown_counts_more_slow_reads),
 		cmocka_unit_test(slowdown_bounds_each_read),
 		cmocka_unit_test(baseline_down_by_half_up_by_eighth),
+		cmocka_unit_test(baseline_stale_corrected_by_faster_windows),
 		cmocka_unit_test(scale_q8_within_0_7_pct),
 		cmocka_unit_test(ctl_converges_from_ceiling),
 		cmocka_unit_test(ctl_converges_from_floor),

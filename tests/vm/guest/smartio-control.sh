@@ -68,6 +68,7 @@ phase() {
 phase alone
 alone_p90=$p90
 b4k=$(smartio_stat nullb0 read_baseline_4k_us)
+alone_b4k=$b4k
 check_ge alone_baseline_seen 1 "$b4k"
 
 # --- large reads alone: a baseline of their own, slowdown near 1 ----------------
@@ -167,6 +168,29 @@ log "reads alone, mixed sizes: 4 KiB p90 $small_p90 us (alone: $alone_p90 us), l
 check_ge mixed_small_reads_slowed $((alone_p90 * 4)) "$small_p90"
 check_eq mixed_rate_kept "$a0" "$(smartio_stat nullb0 controller_adjusts)"
 check_eq mixed_rate_same "$r0" "$(smartio_stat nullb0 write_rate_kbps)"
+
+# --- a writer after the mix: the baseline it left must not let writes run -------
+# The mix raised the 4 KiB class's baseline (its reads waited for the large
+# ones' ticks, no write around: 38x its value alone on 6.12). Then the 4 KiB
+# reader alone beside a writer: its reads beat that baseline, so they looked
+# unslowed, the rate rose, the writes left no gap for a read alone to bring
+# the baseline back, and it stayed for as long as the writes did (before
+# smartio_baseline_stale_next(): baseline 11915 us at the end, read p90
+# 3.4x the "on" phase's, rate 1 -> 15 MB/s). A hostile or unlucky order, a
+# game loading and then a download, would leave reads unprotected.
+# Now a baseline no batch alone moved for a second is corrected by windows
+# whose reads beat it: it ends within 4/3 of what reads beside the writes
+# take, which the target holds near their time alone (a few times the
+# baseline alone at most), and the reads are held as in the "on" phase.
+mix_b4k=$(smartio_stat nullb0 read_baseline_4k_us)
+check_ge mixed_baseline_inflated $((alone_b4k * 8)) "$mix_b4k"
+fixes0=$(smartio_stat nullb0 baseline_stale_fixes)
+phase stale writer
+stale_b4k=$(smartio_stat nullb0 read_baseline_4k_us)
+log "after the mix: 4 KiB baseline $alone_b4k us alone, $mix_b4k after the mix, $stale_b4k after the writer's phase ($(($(smartio_stat nullb0 baseline_stale_fixes) - fixes0)) stale fixes); read p90 $p90 us (controller off $off_p90, on $on_p90); rate $r0 -> $(smartio_stat nullb0 write_rate_kbps) KiB/s, $wios writes"
+check_ge stale_fixed "$((fixes0 + 1))" "$(smartio_stat nullb0 baseline_stale_fixes)"
+check_le stale_baseline_down "$((alone_b4k * 4))" "$stale_b4k"
+check_le stale_reads_held "$((on_p90 * 2))" "$p90"
 
 # --- read_lat_pct: the latency percentile only; the baselines are means -------
 b4k=$(smartio_stat nullb0 read_baseline_4k_us)
