@@ -41,14 +41,12 @@ def interval(groups, reps=BOOTSTRAP, seed=SEED):
     median and n are of all the values. [lo, hi] is the 2.5th and 97.5th
     percentile of the medians of @reps resamples, each drawn in three stages,
     every draw with replacement and as many as there are: the boots; the
-    rounds of each boot drawn; the values of each round drawn. A single
-    round in all is taken as rounds of one value each."""
+    rounds of each boot drawn; the values of each round drawn (so a single
+    round in all is the bootstrap of its values)."""
     groups = {k: list(v) for k, v in groups.items() if v}
     if not groups:
         return None
     allv = [x for v in groups.values() for x in v]
-    if len(groups) == 1:
-        groups = {(0, i): [x] for i, x in enumerate(allv)}
     boots = {}
     for (b, _), v in sorted(groups.items(), key=lambda kv: repr(kv[0])):
         boots.setdefault(b, []).append(v)
