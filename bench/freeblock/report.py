@@ -20,7 +20,8 @@ foreground alone's ("alone:none") in the same boot, round, model and level.
 The background target is paired too: freeblock's MiB/s minus ionice -c3
 under BFQ's in the same boot, round, model and level. Every figure is the
 median over rounds and boots with a 95% percentile bootstrap interval that
-resamples the boots, then the rounds within them (bench/stats.py). A target is "met" when the whole interval is on the
+resamples the boots, then the rounds within them, then the values within
+those (bench/stats.py). A target is "met" when the whole interval is on the
 right side of it, "not met" when the whole interval is on the wrong side,
 else "not separable".
 """

@@ -150,7 +150,7 @@ class Runs:
 
     def interval(self, mode, base="demand", boot=None):
         """(median, lo, hi, n) of the paired ratios (bench/stats.py: boots,
-        then rounds within them, resampled)."""
+        rounds within them and apps within those, resampled)."""
         return stats.interval(self.ratios(mode, base, boot))
 
     def counters(self, mode, boot=None):

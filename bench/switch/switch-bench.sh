@@ -81,9 +81,7 @@ mount -t ext4 "$DATA" $MNT || fail mount_data "expected $DATA to mount"
 # mode ran before: a bench artefact of 0-25% of a switch that differed by mode
 # (2026-12-06: medians 0.5 ms daemon, 16.5 demand, 19.8 asap). A system that
 # moves tasks at every app switch is the case the option exists for.
-CGOPT=favordynmods
-if ! mount -t cgroup2 -o $CGOPT none $CG 2>/dev/null; then
-	CGOPT=none
+if ! mount -t cgroup2 -o favordynmods none $CG 2>/dev/null; then
 	mount -t cgroup2 none $CG || fail cgroup2_mount "expected cgroup2 on $CG"
 fi
 mkdir -p $CG/top-app $CG/fg $CG/bg ||
