@@ -40,6 +40,16 @@ def vm_seconds(events):
     return last
 
 
+def require_module(top, kver, name, prog):
+    """Exit with a clear message when build/@kver/modules/@name/@name.ko is
+    missing: the initramfs ships whatever .ko files are built, so a bench
+    booted without it would run its cells with no module to load."""
+    ko = os.path.join(top, "build", kver, "modules", name, name + ".ko")
+    if not os.path.exists(ko):
+        sys.exit("%s: %s is missing: run 'make modules KVER=%s' first" %
+                 (prog, os.path.relpath(ko, top), kver))
+
+
 def run_boot(run, name, kver, script, events, csv_path, boot, boots):
     """Boot @kver once with the guest script @script through @run (the loaded
     tests/vm/run.py), printing progress as @name; keep its @events file as

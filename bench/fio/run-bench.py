@@ -103,6 +103,9 @@ def main():
     g.add_argument("--startup-csv", default=None,
                    help="default bench/fio/results/<date>-<kver>-startup.csv")
     a = ap.parse_args()
+    sys.path.insert(0, os.path.dirname(HERE))
+    from guest_csv import require_module
+    require_module(TOP, a.kver, "smartio-iosched", "bench-smartio")
     parts = a.parts.split(",")
     rc = 0
     if "startup" in parts:

@@ -57,7 +57,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import run_boot  # noqa: E402 (bench/ is on the path now)
+from guest_csv import require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 LEVELS = "0,20,40,60,80,100"
 MODELS = ["plain", "crypt", "linear"]
 METHODS = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
@@ -108,6 +108,7 @@ def main():
     ap.add_argument("--csv", default=None,
                     help="default bench/freeblock/results/<date>-<kver>.csv")
     a = ap.parse_args()
+    require_module(TOP, a.kver, "freeblock", "bench-freeblock")
     if not re.match(r"^\d{1,3}(,\d{1,3})*$", a.levels) or \
             any(int(x) > 100 for x in a.levels.split(",")):
         ap.error("bad --levels %r (0..100, comma-separated)" % a.levels)

@@ -35,7 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import run_boot  # noqa: E402 (bench/ is on the path now)
+from guest_csv import require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 MODES = ["ideal", "demand", "pc0", "novma", "daemon", "oracle", "asap"]
 
 
@@ -90,6 +90,8 @@ def main():
     if not os.access(os.path.join(TOP, "build", "user", "guest", "switchbench"), os.X_OK):
         sys.exit("bench-asap: build/user/guest/switchbench missing: run 'make bench-asap' "
                  "(or 'make vm-guest')")
+    if "asap" in a.modes.split(","):
+        require_module(TOP, a.kver, "asap-prefetch", "bench-asap")
 
     if a.out is None:
         a.out = os.path.join(TOP, "docs") if a.workload == "synthetic" else \
