@@ -398,15 +398,28 @@ def markdown(runs, a, spath):
     if mod:
         sw = mod.get("switches", 0)
         pages = mod.get("anon_prepaged_pages", 0) + mod.get("file_prepaged_pages", 0)
+
+        def late(k):
+            """Late misses of kind @k and their share of its misses ("-" from a
+            module without the counter)."""
+            if "%s_faults_late" % k not in mod:
+                return "-"
+            n = mod["%s_faults_late" % k]
+            return "%d (%s)" % (n, fmt(pct(n, mod.get("%s_faults" % k, 0)), 0, "%"))
+
         L.append("")
         L.append("asap-prefetch.ko's own counters for its apps over the measured rounds "
                  "(`mobioctl asap stats PID`, summed): %d switches, prepaged anon %d / file %d "
                  "pages, precision anon %s / file %s, recall anon %s / file %s (the module's "
-                 "definitions, docs/asap.md); workers %s ms per switch (prepage_ns), %s us per "
+                 "definitions, docs/asap.md); misses anon %d / file %d, of them late (the table "
+                 "held the page, the app reached it before a worker) anon %s / file %s; "
+                 "workers %s ms per switch (prepage_ns), %s us per "
                  "prepaged page; %s MB read per switch (prepage_read_bytes)." % (
                      sw, mod.get("anon_prepaged_pages", 0), mod.get("file_prepaged_pages", 0),
                      fmt(mod.get("precision_anon"), 1, "%"), fmt(mod.get("precision_file"), 1, "%"),
                      fmt(mod.get("recall_anon"), 1, "%"), fmt(mod.get("recall_file"), 1, "%"),
+                     mod.get("anon_faults", 0), mod.get("file_faults", 0),
+                     late("anon"), late("file"),
                      fmt(mod.get("prepage_ns", 0) / 1e6 / sw if sw else None, 1),
                      fmt(mod.get("prepage_ns", 0) / 1e3 / pages if pages else None, 0),
                      fmt(mod.get("prepage_read_bytes", 0) / float(1 << 20) / sw if sw and

@@ -50,6 +50,8 @@ enum asap_kind {
 /**
  * struct asap_kstats - counters of one kind of page
  * @faults: pages the app faulted in during its windows (misses)
+ * @faults_late: of @faults, pages the prepaging table held when the window
+ *	opened: the app reached them before a worker did
  * @prepaged: pages a worker brought in
  * @hits: prepaged pages the app used in the window
  * @unused: prepaged pages it did not use
@@ -58,6 +60,7 @@ enum asap_kind {
  */
 struct asap_kstats {
 	atomic64_t faults;
+	atomic64_t faults_late;
 	atomic64_t prepaged;
 	atomic64_t hits;
 	atomic64_t unused;

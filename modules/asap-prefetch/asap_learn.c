@@ -361,6 +361,8 @@ static void asap_log_file(struct asap_app *app, struct asap_file *af,
 		atomic64_inc(&app->k[ASAP_FILE].faults);
 		e = xa_load(&af->pages, idx);
 		val = e ? xa_to_value(e) : 0;
+		if (val & ASAP_E_TABLE)
+			atomic64_inc(&app->k[ASAP_FILE].faults_late);
 		act = asap_file_fault(!!e, val, learn, seq, &nv);
 		asap_entry_apply(app, &af->pages, idx, val, act, nv);
 	}
@@ -388,6 +390,8 @@ static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 		atomic64_add(PAGE_SIZE, &app->read_bytes);
 	} else if (f->kind != ASAP_LOG_ANON_MINOR) {
 		atomic64_inc(&app->k[ASAP_ANON].faults);
+		if (val & ASAP_E_TABLE)
+			atomic64_inc(&app->k[ASAP_ANON].faults_late);
 	}
 	asap_entry_apply(app, &app->anon, vpn, val, act, nv);
 }

@@ -910,17 +910,19 @@ static u64 asap_pct(u64 num, u64 den)
 int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		       unsigned int max)
 {
-	static const char * const kname[ASAP_NR_KINDS][8] = {
+	static const char * const kname[ASAP_NR_KINDS][9] = {
 		[ASAP_FILE] = { "file_faults", "file_prepaged_pages",
 				"file_hits", "file_unused",
 				"file_precision_pct", "file_recall_pct",
-				"file_entries", "file_table_pages" },
+				"file_entries", "file_table_pages",
+				"file_faults_late" },
 		[ASAP_ANON] = { "anon_faults", "anon_prepaged_pages",
 				"anon_hits", "anon_unused",
 				"anon_precision_pct", "anon_recall_pct",
-				"anon_entries", "anon_table_pages" },
+				"anon_entries", "anon_table_pages",
+				"anon_faults_late" },
 	};
-	u64 v[ASAP_NR_KINDS][6] = { { 0 } };
+	u64 v[ASAP_NR_KINDS][7] = { { 0 } };
 	u64 ns = 0, bytes = 0, dropped = 0;
 	unsigned int n = 0, k;
 	struct asap_app *a;
@@ -943,6 +945,7 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 			v[k][3] += atomic64_read(&a->k[k].unused);
 			v[k][4] += atomic64_read(&a->k[k].entries);
 			v[k][5] += atomic64_read(&a->k[k].table);
+			v[k][6] += atomic64_read(&a->k[k].faults_late);
 		}
 		ns += atomic64_read(&a->prepage_ns);
 		bytes += atomic64_read(&a->read_bytes);
@@ -985,6 +988,7 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT(kname[k][5], asap_pct(v[k][2], v[k][2] + v[k][0]));
 		ASAP_PUT(kname[k][6], v[k][4]);
 		ASAP_PUT(kname[k][7], v[k][5]);
+		ASAP_PUT(kname[k][8], v[k][6]);
 	}
 	ASAP_PUT("prepage_ns", ns);
 	ASAP_PUT("prepage_read_bytes", bytes);

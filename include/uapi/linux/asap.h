@@ -48,6 +48,9 @@
  *   <k>_faults            pages the app faulted in during its windows
  *                         (file: added to the page cache by the app's
  *                         tasks; anon: swap-ins by its tasks), the misses
+ *   <k>_faults_late       of <k>_faults, pages the prepaging table held when
+ *                         the window opened (the app got there before a
+ *                         worker): misses of timing, not of the estimator
  *   <k>_prepaged_pages    pages the workers brought in (not resident before)
  *   <k>_hits              prepaged pages the app used in the window
  *   <k>_unused            prepaged pages it did not use

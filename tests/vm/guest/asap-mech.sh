@@ -17,6 +17,9 @@
 #  - the first prepage starts promptly: slow prepaging again, a switch to
 #    A, 100 ms later to B: B's prepage_start_us is under 200 ms, and A's
 #    job was cancelled;
+#  - late misses: slow prepaging again, B touches everything at once: the
+#    pages of its table the workers had not reached count as late misses
+#    (anon_faults_late), and only those;
 #  - exec() is followed: B execs itself (same pid, new mm); the next switch
 #    logs its faults again, mm_changes is 1, a later switch prepages the
 #    new address space; dmesg stays clean.
@@ -113,6 +116,7 @@ evict
 h0=$(st anon_hits $B)
 u0=$(st anon_unused $B)
 p0=$(st anon_prepaged_pages $B)
+l0=$(st anon_faults_late $B)
 mobioctl asap switch $B
 asap_wait_resident $((NB * 95 / 100)) 60 ||
 	fail bits_prepaged_before_touch "expected >= $((NB * 95 / 100)) anon pages of B resident within 60 s, saw: $REPLY_LINE"
@@ -127,6 +131,8 @@ check_ge bits_prepaged_both_halves $((NB * 9 / 10)) "$dp"
 check_near bits_touched_half_hits $((NB / 2)) $((NB / 20)) "$dh"
 check_near bits_untouched_half_unused $((NB / 2)) $((NB / 20)) "$du"
 check_eq bits_hits_plus_unused_prepaged "$dp" $((dh + du))
+# prepaged before the touch: (almost) no miss was late
+check_le bits_no_late_misses $((NB / 20)) $(($(st anon_faults_late $B) - l0))
 
 # --- mmap/munmap during slow prepaging: one page's wait at most ----------------------
 on_a
@@ -201,6 +207,25 @@ check_ge start_max_at_least_last "${sb:-x}" "$smax"
 check_eq start_a_job_cancelled $((ca + 1)) "$(st prepage_cancelled $A)"
 check_eq start_b_switched $((sw + 1)) "$(st switches $B)"
 check_ge start_b_prepaged $((pb + 1)) "$(st anon_prepaged_pages $B)"
+
+# --- late misses: the app overtakes slow workers -------------------------------------
+# Still 50 ms a page: B touches its whole footprint at once, so every page
+# of its table the workers have not reached yet is a miss of timing
+# (anon_faults_late); pages not in the table are misses but not late.
+on_b
+evict
+tb=$(st anon_table_pages $B)
+f0=$(st anon_faults $B)
+l0=$(st anon_faults_late $B)
+mobioctl asap switch $B
+app_cmd t
+mobioctl asap switch $$
+df=$(($(st anon_faults $B) - f0))
+dl=$(($(st anon_faults_late $B) - l0))
+note "late misses: B's table $tb of $NB anon pages, workers at ${DELAY_MS} ms/page, B touched all: $df misses, $dl of them late"
+check_ge late_misses_counted $((tb * 9 / 10)) "$dl"
+check_le late_misses_only_table_pages "$tb" "$dl"
+check_le late_misses_within_misses "$df" "$dl"
 slow_pages 0
 
 # --- exec() of a tracked app is followed ---------------------------------------------
@@ -231,6 +256,7 @@ check_eq exec_mm_changes 1 "$mc"
 learn $B
 evict
 p0=$(st anon_prepaged_pages $B)
+l0=$(st anon_faults_late $B)
 mobioctl asap switch $B
 asap_wait_resident $((NB * 9 / 10)) 30
 log "after exec, 3rd switch: $REPLY_LINE"
