@@ -74,11 +74,12 @@ MODULE_PARM_DESC(rules, "estimator rules: recall (first sighting enters the tabl
  * recall: a dead page costs k wasted reads before it goes, a page used in
  * one window of k stays. The break-even use probability of a prepaged page
  * is prefetch cost / (fault cost + prefetch cost), about 1/3 with reads
- * beside the app at half a fault's cost: k = 2 keeps every page used in
- * every other window and wastes 2 reads (one fault's worth) on a page
- * that left the footprint. docs/asap.md has the numbers.
+ * beside the app at half a fault's cost, if the workers' time were free.
+ * It is not when the CPUs are busy through the switch (the workers are
+ * late for most of what the app misses): a wasted read delays a needed
+ * one, so k = 1, the last footprint. docs/asap.md has the numbers.
  */
-unsigned int asap_unused_windows = 2;
+unsigned int asap_unused_windows = 1;
 
 static int asap_unused_windows_set(const char *val,
 				   const struct kernel_param *kp)
@@ -92,7 +93,7 @@ static const struct kernel_param_ops asap_unused_windows_ops = {
 };
 module_param_cb(unused_windows, &asap_unused_windows_ops,
 		&asap_unused_windows, 0644);
-MODULE_PARM_DESC(unused_windows, "recall rules: an entry neither faulted nor used in this many windows in a row is dropped (1-255; default 2)");
+MODULE_PARM_DESC(unused_windows, "recall rules: an entry neither faulted nor used in this many windows in a row is dropped (1-255; default 1)");
 
 static enum asap_kind asap_xa_kind(struct asap_app *app, struct xarray *xa)
 {

@@ -811,7 +811,8 @@ static void prof_check_refuses_bad_runs(void **state)
 
 /* ---- recall rules ---- */
 
-#define K_DEFAULT	2	/* the module's default unused_windows */
+/* a k that keeps an entry through one idle window (the default was 2 until 2026-12-07) */
+#define K_TWO	2
 
 static struct table recall_table(unsigned int k)
 {
@@ -839,7 +840,7 @@ static void recall_file_learns_in_every_window(void **state)
 static void recall_file_first_sighting_enters_table(void **state)
 {
 	unsigned int log[] = { 3, 5, 3 }, late[] = { 9 }, w;
-	struct table t = recall_table(K_DEFAULT);
+	struct table t = recall_table(K_TWO);
 
 	(void)state;
 	file_window(&t, log, 3, NULL, NULL);
@@ -864,7 +865,7 @@ static void recall_file_first_sighting_enters_table(void **state)
 static void recall_anon_first_sighting_enters_table(void **state)
 {
 	unsigned int log[] = { 3, 3, 7 };
-	struct table t = recall_table(K_DEFAULT);
+	struct table t = recall_table(K_TWO);
 
 	(void)state;
 	anon_window(&t, log, 3, NULL, NULL);
@@ -1047,7 +1048,7 @@ static void recall_file_count_saturates(void **state)
 	enum asap_use use;
 
 	(void)state;
-	assert_int_equal(asap_file_sweep_recall(v, false, K_DEFAULT, &nv, &use),
+	assert_int_equal(asap_file_sweep_recall(v, false, K_TWO, &nv, &use),
 			 ASAP_ACT_SET);
 	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), ASAP_E_COUNT_MAX);
 	assert_int_equal(nv, FIELD_PREP(ASAP_E_COUNT, ASAP_E_COUNT_MAX) |
@@ -1062,11 +1063,11 @@ static void recall_gap_pages_dropped(void **state)
 
 	(void)state;
 	assert_int_equal(asap_file_sweep_recall(ASAP_E_GAP | ASAP_E_PREPAGED,
-						true, K_DEFAULT, &nv, &use),
+						true, K_TWO, &nv, &use),
 			 ASAP_ACT_DEL);
 	assert_int_equal(use, ASAP_USE_HIT);
 	assert_int_equal(asap_file_sweep_recall(ASAP_E_GAP | ASAP_E_PREPAGED,
-						false, K_DEFAULT, &nv, &use),
+						false, K_TWO, &nv, &use),
 			 ASAP_ACT_DEL);
 	assert_int_equal(use, ASAP_USE_UNUSED);
 }
@@ -1081,9 +1082,9 @@ static void recall_keeps_first_use_for_extents(void **state)
 	(void)state;
 	assert_int_equal(asap_file_sweep_recall(ASAP_E_SEEN |
 						FIELD_PREP(ASAP_E_FIRST, 77),
-						false, K_DEFAULT, &nv, &use),
+						false, K_TWO, &nv, &use),
 			 ASAP_ACT_SET);
-	assert_int_equal(asap_file_sweep_recall(nv, false, K_DEFAULT, &nv,
+	assert_int_equal(asap_file_sweep_recall(nv, false, K_TWO, &nv,
 						&use), ASAP_ACT_SET);
 	assert_int_equal(FIELD_GET(ASAP_E_IDLE, nv), 1);
 	assert_false(asap_ext_feed(&run, 10, nv, MERGE, 256, &o));
@@ -1197,7 +1198,7 @@ static void load_runs(struct table *t, const struct asap_profile_run *runs,
 static void recall_profiles_load_under_both_rule_sets(void **state)
 {
 	unsigned int log[] = { 1, 2, 3 }, one[] = { 1 }, w, n, p;
-	struct table r = recall_table(K_DEFAULT), s = { 0 }, u;
+	struct table r = recall_table(K_TWO), s = { 0 }, u;
 	struct asap_profile_run runs[NP];
 	unsigned long nv = 0;
 	enum asap_use use;
@@ -1222,11 +1223,11 @@ static void recall_profiles_load_under_both_rule_sets(void **state)
 	assert_false(u.present[2] || u.present[3]);
 
 	/* anon_timeout 0 under recall: the saved count is 1, loadable. */
-	assert_int_equal(asap_anon_sweep_recall(ASAP_E_SEEN, 0, K_DEFAULT,
+	assert_int_equal(asap_anon_sweep_recall(ASAP_E_SEEN, 0, K_TWO,
 						&nv, &use), ASAP_ACT_SET);
 	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), 1);
 	/* and above the field: at most ASAP_E_COUNT_MAX, not wrapped. */
-	assert_int_equal(asap_anon_sweep_recall(ASAP_E_SEEN, 1000, K_DEFAULT,
+	assert_int_equal(asap_anon_sweep_recall(ASAP_E_SEEN, 1000, K_TWO,
 						&nv, &use), ASAP_ACT_SET);
 	assert_int_equal(FIELD_GET(ASAP_E_COUNT, nv), ASAP_E_COUNT_MAX);
 
@@ -1237,7 +1238,7 @@ static void recall_profiles_load_under_both_rule_sets(void **state)
 	assert_int_equal(table_pages(&s), 3);
 	s.val[2] &= ~ASAP_E_TABLE;	/* an evicted candidate */
 	n = save_runs(&s, runs);
-	u = recall_table(K_DEFAULT);
+	u = recall_table(K_TWO);
 	load_runs(&u, runs, n, false);
 	assert_int_equal(count_of(&u, 1), N_PROFILE);
 	assert_int_equal(count_of(&u, 3), M_MIN);
@@ -1253,7 +1254,7 @@ static void recall_profiles_load_under_both_rule_sets(void **state)
 	/* File counts up to 255 saved under either load as saved. */
 	runs[0] = (struct asap_profile_run){ .start = 5, .nr = 2,
 		.count = 255, .flags = ASAP_PROFILE_F_TABLE };
-	u = recall_table(K_DEFAULT);
+	u = recall_table(K_TWO);
 	load_runs(&u, runs, 1, false);
 	file_window(&u, (unsigned int[]){ 5 }, 1, NULL, NULL);
 	assert_int_equal(u.val[5], FIELD_PREP(ASAP_E_COUNT, 255) |
@@ -1285,7 +1286,7 @@ static void recall_switch_to_seed_and_back(void **state)
 {
 	unsigned int log[] = { 1, 2 }, one[] = { 1 }, w;
 	bool prepaged[NP] = { 0 };
-	struct table t = recall_table(K_DEFAULT);
+	struct table t = recall_table(K_TWO);
 
 	(void)state;
 	for (w = 0; w < N_PROFILE; w++)
