@@ -36,6 +36,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from guest_csv import require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 JOBS = ["reader.fio", "writer.fio", "mixed.fio"]
 
 
@@ -103,8 +105,6 @@ def main():
     g.add_argument("--startup-csv", default=None,
                    help="default bench/fio/results/<date>-<kver>-startup.csv")
     a = ap.parse_args()
-    sys.path.insert(0, os.path.dirname(HERE))
-    from guest_csv import require_module
     require_module(TOP, a.kver, "smartio-iosched", "bench-smartio")
     parts = a.parts.split(",")
     rc = 0
@@ -134,9 +134,7 @@ def load_run():
 
 def startup(a):
     """Part startup: --boots boots of startup-bench.sh, then its report."""
-    sys.path.insert(0, os.path.dirname(HERE))
     sys.path.insert(0, HERE)
-    from guest_csv import run_boot
     import startup_app
     outdir = os.path.join(TOP, "build", "bench-smartio")
     os.makedirs(outdir, exist_ok=True)

@@ -43,6 +43,8 @@ wait_comm() {
 }
 
 check_ok insmod_asap insmod $KO window_ms=0
+# the recall rules drop an entry after one unused window unless told otherwise
+check_eq unused_windows_default 1 "$(cat /sys/module/asap_prefetch/parameters/unused_windows)"
 sleep 1000 &
 app=$!
 wait_comm $app sleep
