@@ -19,7 +19,11 @@
 #    job was cancelled;
 #  - late misses: slow prepaging again, B touches everything at once: the
 #    pages of its table the workers had not reached count as late misses
-#    (anon_faults_late), and only those;
+#    (anon_faults_late), and only those; the same for file pages with
+#    readahead slowed down (prepage_throttle_ms) (file_faults_late);
+#  - unused_windows: at 2 (loaded so) the untouched half of B's pages stays
+#    in its table after one window; at 1 (the default) one such window
+#    drops it, the touched half stays;
 #  - exec() is followed: B execs itself (same pid, new mm); the next switch
 #    logs its faults again, mm_changes is 1, a later switch prepages the
 #    new address space; dmesg stays clean.
@@ -135,6 +139,9 @@ check_near bits_untouched_half_unused $((NB / 2)) $((NB / 20)) "$du"
 check_eq bits_hits_plus_unused_prepaged "$dp" $((dh + du))
 # prepaged before the touch: (almost) no miss was late
 check_le bits_no_late_misses $((NB / 20)) $(($(st anon_faults_late $B) - l0))
+# unused_windows=2: one window unused keeps a page (the touched half + 5%
+# for the pages not brought back would be what 1 leaves)
+check_ge bits_k2_keeps_untouched_half $((NB * 9 / 10)) "$(st anon_table_pages $B)"
 
 # --- mmap/munmap during slow prepaging: one page's wait at most ----------------------
 on_a
@@ -228,6 +235,27 @@ note "late misses: B's table $tb of $NB anon pages, workers at ${DELAY_MS} ms/pa
 check_ge late_misses_counted $((tb * 9 / 10)) "$dl"
 check_le late_misses_only_table_pages "$tb" "$dl"
 check_le late_misses_within_misses "$df" "$dl"
+
+# File pages: a worker sleeps 3 s after each readahead chunk (the file's
+# read-ahead size; anon chunks, still 50 ms a page, sleep too), so while B
+# touches everything the workers read a chunk or two of its file: the
+# table's other file pages B faults are late misses.
+echo 3000 >$P/prepage_throttle_ms
+evict
+tf=$(st file_table_pages $B)
+f0=$(st file_faults $B)
+l0=$(st file_faults_late $B)
+mobioctl asap switch $B
+app_cmd t
+mobioctl asap switch $$
+echo 0 >$P/prepage_throttle_ms
+df=$(($(st file_faults $B) - f0))
+dl=$(($(st file_faults_late $B) - l0))
+note "late file misses: B's table $tf of $NF file pages, a worker chunk per 3 s, B touched all: $df misses, $dl of them late"
+check_ge file_table_learnt $((NF * 9 / 10)) "$tf"
+check_ge file_late_misses_counted $((tf * 3 / 4)) "$dl"
+check_le file_late_misses_only_table_pages "$tf" "$dl"
+check_le file_late_misses_within_misses "$df" "$dl"
 slow_pages 0
 
 # --- exec() of a tracked app is followed ---------------------------------------------
@@ -269,6 +297,23 @@ dp=$(($(st anon_prepaged_pages $B) - p0))
 note "exec: the third switch after it prepaged $dp anon pages (of $NB)"
 check_ge exec_new_mm_prepaged $((NB * 9 / 10)) "$dp"
 check_eq exec_mm_changes_once 1 "$(st mm_changes $B)"
+
+# --- unused_windows=1: one unused window drops a page ---------------------------------
+# As in the accessed-bits section, B's pages all come back before B touches
+# the first half; at k = 1 the untouched half leaves the table at once.
+echo 1 >$P/unused_windows
+on_b
+evict
+mobioctl asap switch $B
+asap_wait_resident $((NB * 95 / 100)) 60 ||
+	fail k1_prepaged_before_touch "expected >= $((NB * 95 / 100)) anon pages of B resident within 60 s, saw: $REPLY_LINE"
+app_cmd h
+mobioctl asap switch $$
+ta=$(st anon_table_pages $B)
+tf=$(st file_table_pages $B)
+note "unused_windows=1: after a window touching half, B's table holds $ta of $NB anon pages, $tf of $NF file pages"
+check_near k1_drops_untouched_anon_half $((NB / 2)) $((NB / 20)) "$ta"
+check_near k1_drops_untouched_file_half $((NF / 2)) $((NF / 20)) "$tf"
 
 # --- clean up ----------------------------------------------------------------------
 on_a
