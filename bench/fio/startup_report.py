@@ -17,7 +17,9 @@ that resamples the boots, then the rounds of each boot drawn, then the
 start-ups of each round drawn (bench/stats.py). Two intervals that overlap
 are "not separable". The targets (issue
 15): smartio's start-up beside writers <= 1.15x of idle, and at least as good
-as bfq's (defaults, low_latency on) in the same runs. Only the section between
+as bfq's (defaults, low_latency on) in the same runs; each other scheduler
+config of the run (not smartio's own points, not the control) is compared
+with smartio of the same pinning too. Only the section between
 the markers <!-- startup:begin --> and <!-- startup:end --> of --md is
 rewritten (appended when missing); the rest of the file is kept.
 """
@@ -200,6 +202,19 @@ def civ(iv, d=2):
     return "-" if iv is None else "%.*f [%.*f, %.*f]" % (d, iv[0], d, iv[1], d, iv[2])
 
 
+def pin_of(config):
+    """":pinned" for a pinned config, else ""."""
+    return ":pinned" if config.endswith(":pinned") else ""
+
+
+def is_peer(config):
+    """A scheduler config smartio is compared with: not smartio's own points,
+    not the control."""
+    sched = config[:-len(pin_of(config))] if pin_of(config) else config
+    sched = sched.split("@")[0]
+    return sched != "apart" and not sched.startswith("smartio")
+
+
 def compare(a, b):
     """a vs b (lower is better): better, worse or not separable"""
     if a is None or b is None:
@@ -354,8 +369,8 @@ def markdown(d, a, png):
         for c in d.configs:
             cells = []
             for lv in busy:
-                iv, s = d.iv(m, c, lv), d.iv(m, "smartio", lv)
-                cmp = "" if c == "smartio" or not s else " (smartio %s)" % compare(s, iv)
+                iv, s = d.iv(m, c, lv), d.iv(m, "smartio" + pin_of(c), lv)
+                cmp = "" if not is_peer(c) or not s else " (smartio %s)" % compare(s, iv)
                 cells.append(civ(iv) + cmp)
             L.append("| %s | %s |" % (c, " | ".join(cells)))
         L += ["", "Writers' throughput during the start-ups (MiB/s written to the device, "
@@ -410,10 +425,21 @@ def markdown(d, a, png):
                     continue
                 t = "holds" if s[2] <= TARGET else "does not hold" if s[1] > TARGET else \
                     "not separable"
-                L.append("- %s: smartio%s %s: <= %.2fx of idle %s; vs bfq%s %s: %s" % (
-                    level_name(lv), pin, civ(s), TARGET, t, pin, civ(b),
-                    {"better": "at least as good (better)", "not separable":
-                     "not separable", "worse": "worse than bfq"}.get(compare(s, b), "-")))
+                L.append("- %s: smartio%s %s: <= %.2fx of idle %s; vs bfq%s %s" % (
+                    level_name(lv), pin, civ(s), TARGET, t, pin,
+                    "not run" if not b else "%s: %s" % (civ(b), {
+                        "better": "at least as good (better)", "not separable":
+                        "not separable", "worse": "worse than bfq"}[compare(s, b)])))
+                by = {}
+                for c in d.configs:
+                    if is_peer(c) and pin_of(c) == pin and d.iv(m, c, lv):
+                        by.setdefault(compare(s, d.iv(m, c, lv)), []).append(c)
+                if by:
+                    L.append("  - vs every scheduler config of the run: " + "; ".join(
+                        "%s %s" % ({"better": "better than", "worse": "worse than",
+                                    "not separable": "not separable from"}[k],
+                                   ", ".join(by[k]))
+                        for k in ("better", "not separable", "worse") if k in by))
                 for boot in d.boots:
                     sb = d.iv(m, "smartio" + pin, lv, boot=boot)
                     bb = d.iv(m, "bfq" + pin, lv, boot=boot)
