@@ -19,11 +19,13 @@
 #    job was cancelled;
 #  - late misses: slow prepaging again, B touches everything at once: the
 #    pages of its table the workers had not reached count as late misses
-#    (anon_faults_late), and only those; the same for file pages with
-#    readahead slowed down (prepage_throttle_ms) (file_faults_late);
+#    (anon_faults_late), and only those;
 #  - unused_windows: at 2 (loaded so) the untouched half of B's pages stays
 #    in its table after one window; at 1 (the default) one such window
 #    drops it, the touched half stays;
+#  - late file misses: with that half table and readahead slowed down
+#    (prepage_throttle_ms), B touching its whole file: the table's pages
+#    count as late (file_faults_late), the others as misses only;
 #  - exec() is followed: B execs itself (same pid, new mm); the next switch
 #    logs its faults again, mm_changes is 1, a later switch prepages the
 #    new address space; dmesg stays clean.
@@ -52,8 +54,10 @@ MMAP_MAX_US=150000
 START_MAX_US=200000
 
 asap_setup 256M
-# unused_windows=2: B's untouched half stays in its table through the
-# prompt-start window, where B touches nothing, for the late-miss section
+# unused_windows=2: the half of B's pages it touched in the accessed-bits
+# window stays in its table through the prompt-start window, where B
+# touches nothing (the other half goes then), so that the late-miss
+# section's table is half of B's pages
 check_ok insmod_asap insmod $KO window_ms=0 unused_windows=2
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 want=1
@@ -139,8 +143,8 @@ check_near bits_untouched_half_unused $((NB / 2)) $((NB / 20)) "$du"
 check_eq bits_hits_plus_unused_prepaged "$dp" $((dh + du))
 # prepaged before the touch: (almost) no miss was late
 check_le bits_no_late_misses $((NB / 20)) $(($(st anon_faults_late $B) - l0))
-# unused_windows=2: one window unused keeps a page (the touched half + 5%
-# for the pages not brought back would be what 1 leaves)
+# unused_windows=2: one window unused keeps a page (1 would leave only the
+# touched half)
 check_ge bits_k2_keeps_untouched_half $((NB * 9 / 10)) "$(st anon_table_pages $B)"
 
 # --- mmap/munmap during slow prepaging: one page's wait at most ----------------------
@@ -221,41 +225,26 @@ check_ge start_b_prepaged $((pb + 1)) "$(st anon_prepaged_pages $B)"
 # Still 50 ms a page: B touches its whole footprint at once, so every page
 # of its table the workers have not reached yet is a miss of timing
 # (anon_faults_late); pages not in the table are misses but not late.
-on_b
-evict
-tb=$(st anon_table_pages $B)
-f0=$(st anon_faults $B)
-l0=$(st anon_faults_late $B)
-mobioctl asap switch $B
-app_cmd t
-mobioctl asap switch $$
-df=$(($(st anon_faults $B) - f0))
-dl=$(($(st anon_faults_late $B) - l0))
+# late_window KIND: B evicted, then a window in which it touches everything;
+# $tb: B's KIND table before it, $df: B's KIND misses in it, $dl: the late ones
+late_window() {
+	local f0 l0
+	on_b
+	evict
+	tb=$(st "$1"_table_pages $B)
+	f0=$(st "$1"_faults $B)
+	l0=$(st "$1"_faults_late $B)
+	mobioctl asap switch $B
+	app_cmd t
+	mobioctl asap switch $$
+	df=$(($(st "$1"_faults $B) - f0))
+	dl=$(($(st "$1"_faults_late $B) - l0))
+}
+late_window anon
 note "late misses: B's table $tb of $NB anon pages, workers at ${DELAY_MS} ms/page, B touched all: $df misses, $dl of them late"
 check_ge late_misses_counted $((tb * 9 / 10)) "$dl"
 check_le late_misses_only_table_pages "$tb" "$dl"
 check_le late_misses_within_misses "$df" "$dl"
-
-# File pages: a worker sleeps 3 s after each readahead chunk (the file's
-# read-ahead size; anon chunks, still 50 ms a page, sleep too), so while B
-# touches everything the workers read a chunk or two of its file: the
-# table's other file pages B faults are late misses.
-echo 3000 >$P/prepage_throttle_ms
-evict
-tf=$(st file_table_pages $B)
-f0=$(st file_faults $B)
-l0=$(st file_faults_late $B)
-mobioctl asap switch $B
-app_cmd t
-mobioctl asap switch $$
-echo 0 >$P/prepage_throttle_ms
-df=$(($(st file_faults $B) - f0))
-dl=$(($(st file_faults_late $B) - l0))
-note "late file misses: B's table $tf of $NF file pages, a worker chunk per 3 s, B touched all: $df misses, $dl of them late"
-check_ge file_table_learnt $((NF * 9 / 10)) "$tf"
-check_ge file_late_misses_counted $((tf * 3 / 4)) "$dl"
-check_le file_late_misses_only_table_pages "$tf" "$dl"
-check_le file_late_misses_within_misses "$df" "$dl"
 slow_pages 0
 
 # --- exec() of a tracked app is followed ---------------------------------------------
@@ -314,6 +303,21 @@ tf=$(st file_table_pages $B)
 note "unused_windows=1: after a window touching half, B's table holds $ta of $NB anon pages, $tf of $NF file pages"
 check_near k1_drops_untouched_anon_half $((NB / 2)) $((NB / 20)) "$ta"
 check_near k1_drops_untouched_file_half $((NF / 2)) $((NF / 20)) "$tf"
+
+# --- late file misses: readahead slower than the app ---------------------------------
+# B's file table is now the half it touched. A worker sleeps 3 s after
+# each readahead chunk (the file's read-ahead size; after each anon chunk
+# too), so while B touches everything the workers read a chunk or two: the
+# table's other pages B faults are late misses, the untouched half's are
+# misses but not late.
+echo 3000 >$P/prepage_throttle_ms
+late_window file
+echo 0 >$P/prepage_throttle_ms
+note "late file misses: B's table $tb of $NF file pages, a worker chunk per 3 s, B touched all: $df misses, $dl of them late"
+check_ge file_misses_beyond_table $((tb + NF / 4)) "$df"
+check_ge file_late_misses_counted $((tb * 3 / 4)) "$dl"
+check_le file_late_misses_only_table_pages "$tb" "$dl"
+check_le file_late_misses_within_misses "$df" "$dl"
 
 # --- clean up ----------------------------------------------------------------------
 on_a
