@@ -50,7 +50,8 @@ IMPLEMENTATION NOTES
     itself (see run_side_by_side).  Every QEMU runs under a
     deadline and is killed on every failure path, including Ctrl-C.  Console lines
     are scanned for kernel splats; one before "mobio: first insmod" is a bench
-    flake and the test is run once more.
+    flake and the test is run once more, as is a QEMU that dies of a signal
+    (QEMU 7.2's TCG segfaulted once in early boot, 2026-12-07) before it.
     A test's guest RAM is a file in /dev/shm (memory-backend-file, share=on) and
     QEMU runs with -no-reboot: a reset (sysrq b in the guest, or QMP system_reset
     from the host) ends that QEMU, and the next one starts on the same RAM file,
@@ -1086,7 +1087,7 @@ class TestRun:
         self.outdir = os.path.join(BUILD, "vm", kver, spec.name)
         self.cases = []
         self.boots = []            # (kind, seconds)
-        self.flake = None          # splat text before the first insmod
+        self.flake = None          # what went wrong before the first insmod
         self.error = None          # bench-level failure message
         self.events = []
 
@@ -1227,7 +1228,7 @@ class TestRun:
                     splat_at = time.time()
                     splat_lines = [len(console) - 1]
                     if not module_loaded:
-                        self.flake = line
+                        self.flake = "splat: " + line.strip()
                     self.event("splat: " + line)
 
         while True:
@@ -1340,6 +1341,10 @@ class TestRun:
                 for line in vm.read_console():
                     console.append(line)
                 self.error = "QEMU exited (rc %s) without finish" % vm.proc.returncode
+                # QEMU killed by a signal (the runner kills only after it has
+                # decided): a host-side crash, before any module a flake
+                if vm.proc.returncode < 0 and not module_loaded:
+                    self.flake = "QEMU died of signal %d" % -vm.proc.returncode
                 return "exited"
             if now > deadline:
                 self.dump_tasks(vm, follow_console, console)
@@ -1420,8 +1425,8 @@ def run_one(kver, spec, image, rd, flakes):
     t = time.time()
     r = TestRun(kver, spec, image, rd).run()
     if r.flake:
-        flakes.append("%s %s: splat before the first insmod, retried: %s"
-                      % (kver, spec.name, r.flake.strip()))
+        flakes.append("%s %s: before the first insmod, retried: %s"
+                      % (kver, spec.name, r.flake))
         log("bench flake: " + flakes[-1])
         r = TestRun(kver, spec, image, rd).run()
     log("%s: %s done in %.1f s" % (kver, spec.name, time.time() - t))
