@@ -202,6 +202,11 @@ def civ(iv, d=2):
     return "-" if iv is None else "%.*f [%.*f, %.*f]" % (d, iv[0], d, iv[1], d, iv[2])
 
 
+# how smartio compares with a peer, in words (compare()'s results)
+VERDICT = {"better": "better than", "not separable": "not separable from",
+           "worse": "worse than"}
+
+
 def pin_of(config):
     """":pinned" for a pinned config, else ""."""
     return ":pinned" if config.endswith(":pinned") else ""
@@ -210,8 +215,7 @@ def pin_of(config):
 def is_peer(config):
     """A scheduler config smartio is compared with: not smartio's own points,
     not the control."""
-    sched = config[:-len(pin_of(config))] if pin_of(config) else config
-    sched = sched.split("@")[0]
+    sched = config.split(":")[0].split("@")[0]
     return sched != "apart" and not sched.startswith("smartio")
 
 
@@ -425,20 +429,18 @@ def markdown(d, a, png):
                     continue
                 t = "holds" if s[2] <= TARGET else "does not hold" if s[1] > TARGET else \
                     "not separable"
-                L.append("- %s: smartio%s %s: <= %.2fx of idle %s; vs bfq%s %s" % (
-                    level_name(lv), pin, civ(s), TARGET, t, pin,
-                    "not run" if not b else "%s: %s" % (civ(b), {
-                        "better": "at least as good (better)", "not separable":
-                        "not separable", "worse": "worse than bfq"}[compare(s, b)])))
+                L.append("- %s: smartio%s %s: <= %.2fx of idle %s; %s" % (
+                    level_name(lv), pin, civ(s), TARGET, t,
+                    "bfq%s not run" % pin if not b else "smartio %s bfq%s %s" % (
+                        VERDICT[compare(s, b)], pin, civ(b))))
                 by = {}
                 for c in d.configs:
-                    if is_peer(c) and pin_of(c) == pin and d.iv(m, c, lv):
+                    if is_peer(c) and pin_of(c) == pin and c != "bfq" + pin and \
+                            d.iv(m, c, lv):
                         by.setdefault(compare(s, d.iv(m, c, lv)), []).append(c)
                 if by:
-                    L.append("  - vs every scheduler config of the run: " + "; ".join(
-                        "%s %s" % ({"better": "better than", "worse": "worse than",
-                                    "not separable": "not separable from"}[k],
-                                   ", ".join(by[k]))
+                    L.append("  - vs the other scheduler configs of the run: smartio " + "; ".join(
+                        "%s %s" % (VERDICT[k], ", ".join(by[k]))
                         for k in ("better", "not separable", "worse") if k in by))
                 for boot in d.boots:
                     sb = d.iv(m, "smartio" + pin, lv, boot=boot)

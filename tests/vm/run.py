@@ -1338,8 +1338,7 @@ class TestRun:
                         self.event("reset (%s): the next QEMU maps the same RAM" % why)
                         return reset_kind or "reset"
             if exited is not None and not finished and now - exited > 0.5:
-                for line in vm.read_console():
-                    console.append(line)
+                follow_console()   # its last lines may hold the first insmod
                 self.error = "QEMU exited (rc %s) without finish" % vm.proc.returncode
                 # QEMU killed by a signal (the runner kills only after it has
                 # decided): a host-side crash, before any module a flake
