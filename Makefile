@@ -71,7 +71,7 @@ help:
 	@echo "make make-selftest the Makefile on a fresh machine: no step of demo or check gets an empty kernel (dry run, seconds)"
 	@echo "make bench-qnvram  flush bandwidth vs dd on the same disk, in the VM"
 	@echo "make bench-freeblock  background MiB/s vs foreground load, freeblock vs ionice -c3 and a rate cap, in the VM (-quick: 2 min; -writes: 30% fg writes)"
-	@echo "make bench-asap    ASAP app switches under memory pressure: modes interleaved, 2 boots, medians with 95% intervals (bench-asap-quick: short; bench-asap-sqlite: real-program workload; bench-asap-overhead: the logging cost, 9 reps per kernel)"
+	@echo "make bench-asap    ASAP app switches under memory pressure: modes interleaved, 2 boots, medians with 95% intervals (bench-asap-quick: short; bench-asap-sqlite: real-program workload; bench-asap-overhead: the logging cost, 2 boots of 30 shuffled rounds per kernel)"
 	@echo "make arm64         cross-build for Debian 12's arm64 kernels (root): the sysroot .cache/arm64-root, modules, userspace in build/arm64/user/"
 	@echo "make modules KARCH=arm64 [KVER=<arm64 kver>]   the modules for the sysroot's arm64 kernels (build/<kver>/)"
 	@echo "make arm64-user    libqnvram, ppcache, tools and guest programs for arm64 (build/arm64/user/; needs the sysroot)"

@@ -74,17 +74,25 @@ enum asap_fault_kind {
 	ASAP_LOG_ANON,		/* the app swapped in the page at @key */
 	ASAP_LOG_ANON_PREPAGED,	/* a worker swapped in the page at @key */
 	ASAP_LOG_ANON_MINOR,	/* the app mapped @key from the swap cache */
+	ASAP_LOG_ANON_WORKER_MINOR, /* a worker found @key in the swap cache
+				     * (brought nothing in: not learned)
+				     */
 };
 
 /**
  * struct asap_fault - one logged fault; its place in the log is its order
  * @inode: file faults: the inode (compared, never dereferenced later)
+ * @swp: anonymous faults: the swap entry (swp_entry_t.val) the fault
+ *	found in the pte, to match the swap read that makes it a miss
  * @key: file: first page index; anon: virtual address
  * @nr: pages (a file folio may hold several)
  * @kind: enum asap_fault_kind
  */
 struct asap_fault {
-	struct inode *inode;
+	union {
+		struct inode *inode;
+		unsigned long swp;
+	};
 	unsigned long key;
 	u32 nr;
 	u32 kind;

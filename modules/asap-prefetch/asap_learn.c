@@ -379,9 +379,12 @@ static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 {
 	bool by_worker = f->kind == ASAP_LOG_ANON_PREPAGED;
 	unsigned long vpn = f->key >> PAGE_SHIFT, val, nv = 0;
-	void *e = xa_load(&app->anon, vpn);
 	enum asap_act act;
+	void *e;
 
+	if (f->kind == ASAP_LOG_ANON_WORKER_MINOR)
+		return;		/* a worker's that brought nothing in */
+	e = xa_load(&app->anon, vpn);
 	val = e ? xa_to_value(e) : 0;
 	act = asap_anon_fault(!!e, val, by_worker, asap_anon_timeout, seq, &nv);
 	if (act == ASAP_ACT_NONE)

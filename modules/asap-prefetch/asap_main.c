@@ -8,7 +8,7 @@
  * agent, or a task moved into fg_cgroup) brings one app to the foreground
  * and opens its switch window: the faults its tasks take are logged (file
  * pages from the tracepoint mm_filemap_add_to_page_cache, anonymous
- * swap-ins from a kretprobe on do_swap_page) while workers prepage what
+ * swap-ins from kprobes on do_swap_page and the swap read) while workers prepage what
  * the estimators predicted. The window closes when another app comes to
  * the foreground (its prepaging is cancelled), when the same app is
  * switched to again, or after window_ms; the log then feeds the
@@ -34,6 +34,7 @@
 
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -47,6 +48,7 @@
 #include <linux/swapops.h>
 #include <linux/tracepoint.h>
 #include "asap.h"
+#include "mobio_compat.h"
 
 /* --- Parameters -------------------------------------------------------- */
 
@@ -110,6 +112,14 @@ static bool asap_prepage = true;
 module_param_named(prepage, asap_prepage, bool, 0644);
 MODULE_PARM_DESC(prepage, "prepage at a switch (default: on; off: log and learn only, for measurements)");
 
+static bool asap_swapin_kretprobe;
+module_param_named(swapin_kretprobe, asap_swapin_kretprobe, bool, 0444);
+MODULE_PARM_DESC(swapin_kretprobe, "log anonymous swap-ins with a return probe on do_swap_page, the method before 2026-12-07, kept to compare its cost (bench-asap-overhead); default: off, entry probes on do_swap_page and the swap read");
+
+static bool asap_log_timing;
+module_param_named(log_timing, asap_log_timing, bool, 0644);
+MODULE_PARM_DESC(log_timing, "time each logged fault in its probe into the log_ns counter: two clock reads per fault, each an HPET read where that is the clocksource (default: off)");
+
 static bool asap_sigcont;
 module_param_named(sigcont, asap_sigcont, bool, 0644);
 MODULE_PARM_DESC(sigcont, "switch to a stopped process when SIGCONT continues it (default: off)");
@@ -126,6 +136,9 @@ atomic64_t asap_entries_dropped;
 u64 asap_total_switches;
 u64 asap_total_cancelled;
 
+/* A window's table of tasks' last swap faults has 1 << this many slots. */
+#define ASAP_READING_BITS	6
+
 /**
  * struct asap_window - a switch window and its fault log
  * @app: its app (set under asap_lock before it is published)
@@ -134,11 +147,15 @@ u64 asap_total_cancelled;
  * @job: its prepaging, or NULL; owned by the learner once closed
  * @cancel: the job was cancelled (the app left the foreground)
  * @trigger_ns: ktime of the switch that opened it
+ * @reading: per task (hashed), 1 + the log index of its last do_swap_page(),
+ *	for the swap read that follows it; written and read by the probes
+ *	only, never reset (a stale index fails the probe's checks)
  */
 struct asap_window {
 	struct asap_app *app;
 	struct asap_fault *log;
 	atomic_t len;
+	u32 reading[1 << ASAP_READING_BITS];
 	struct asap_job *job;
 	bool cancel;
 	u64 trigger_ns;
@@ -151,12 +168,27 @@ static void asap_learn_fn(struct work_struct *work);
 static DECLARE_WORK(asap_learn_work, asap_learn_fn);
 
 /*
- * The logging's own cost: faults logged (dropped ones included) and the
- * ns the probes spent on them, from the probe's first check to the
- * append (the probe trap itself is not included).
+ * The logging's own cost: faults logged (dropped ones included) and, with
+ * log_timing, the ns the probes spent on them from the match to the
+ * append (the probe trap, the filtering and the swap read's upgrade are
+ * not included). Per CPU, not to share a cache line between faults on
+ * different CPUs. Timing is off by default: on 6.1 under QEMU's TCG the
+ * clocksource is the HPET, and the two reads per fault cost more than the
+ * rest of the probe (docs/asap.md, Logging overhead).
  */
-static atomic64_t asap_logged;
-static atomic64_t asap_log_ns;
+static DEFINE_PER_CPU(u64, asap_logged);
+static DEFINE_PER_CPU(u64, asap_log_ns);
+
+/* The sum over CPUs of a per-CPU counter. */
+static u64 asap_pcpu_sum(u64 __percpu *v)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(v, cpu);
+	return sum;
+}
 
 static unsigned int asap_nr_apps;	/* under asap_lock */
 static struct dentry *asap_debugfs_dir;
@@ -171,24 +203,29 @@ static DECLARE_DELAYED_WORK(asap_reap_dwork, asap_reap);
 
 /* --- Fault logging ----------------------------------------------------- */
 
-/* Atomic context (the probes, which started at @t0 ns), under RCU. */
-static void asap_log(struct asap_window *w, struct inode *inode,
-		     unsigned long key, u32 nr, u32 kind, u64 t0)
+/*
+ * Atomic context (the probes; @t0 from asap_log_start()), under RCU.
+ * Return: the entry's index in @w's log, or -1 when the log is full.
+ */
+static int asap_log(struct asap_window *w, const struct asap_fault *fault,
+		    u64 t0)
 {
 	unsigned int i = atomic_inc_return(&w->len) - 1;
-	struct asap_fault *f;
 
-	if (i < asap_log_entries) {
-		f = &w->log[i];
-		f->inode = inode;
-		f->key = key;
-		f->nr = nr;
-		f->kind = kind;
-	} else {
+	if (i < asap_log_entries)
+		w->log[i] = *fault;
+	else
 		atomic64_inc(&w->app->log_dropped);
-	}
-	atomic64_inc(&asap_logged);
-	atomic64_add(ktime_get_ns() - t0, &asap_log_ns);
+	this_cpu_inc(asap_logged);
+	if (t0)
+		this_cpu_add(asap_log_ns, ktime_get_ns() - t0);
+	return i < asap_log_entries ? i : -1;
+}
+
+/* A probe that will log: the clock now with log_timing, else 0. */
+static u64 asap_log_start(void)
+{
+	return READ_ONCE(asap_log_timing) ? ktime_get_ns() : 0;
 }
 
 /* mm_filemap_add_to_page_cache: a folio entered the page cache. */
@@ -196,70 +233,188 @@ static void asap_probe_add_to_page_cache(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
 	struct asap_window *w;
-	u64 t0;
 
 	if (!current->mm || !mapping || !rcu_access_pointer(asap_open))
 		return;
-	t0 = ktime_get_ns();
 	rcu_read_lock();
 	w = rcu_dereference(asap_open);
-	if (w && w->app->mm == current->mm)
-		asap_log(w, mapping->host, folio->index,
-			 folio_nr_pages(folio), ASAP_LOG_FILE, t0);
+	if (w && w->app->mm == current->mm) {
+		u64 t0 = asap_log_start();
+		struct asap_fault f = {
+			.inode = mapping->host,
+			.key = folio->index,
+			.nr = folio_nr_pages(folio),
+			.kind = ASAP_LOG_FILE,
+		};
+
+		asap_log(w, &f, t0);
+	}
 	rcu_read_unlock();
 }
 
-/* What the entry of do_swap_page() tells its return. */
-struct asap_swap_call {
-	struct mm_struct *mm;
-	unsigned long addr;
-	u64 entry_ns;		/* the entry probe's own time */
-	bool by_worker;
+/*
+ * The do_swap_page(struct vm_fault *vmf) to log, at its entry: an app's
+ * own fault (ASAP_LOG_ANON_MINOR, until its swap read says otherwise) or a
+ * worker's (no mm of its own; ASAP_LOG_ANON_WORKER_MINOR), of a swap
+ * entry, while the app's window is open. Returns false for anything else.
+ */
+static bool asap_swap_fault_kind(struct asap_window *w, struct vm_fault *vmf,
+				 u32 *kind)
+{
+	struct mm_struct *mm = vmf->vma->vm_mm;
+
+	if (!w || w->app->mm != mm)
+		return false;
+	if (non_swap_entry(pte_to_swp_entry(vmf->orig_pte)))
+		return false;
+	if (current->mm == mm)
+		*kind = ASAP_LOG_ANON_MINOR;
+	else if (!current->mm && (current->flags & PF_WQ_WORKER))
+		*kind = ASAP_LOG_ANON_WORKER_MINOR;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Anonymous swap-ins, by default with two entry-only kprobes:
+ * do_swap_page() at entry logs the fault as one that found the page in
+ * the swap cache, and the swap read of that same entry, which the fault
+ * issues in its own task before it maps the page, makes it a miss the
+ * fault read in (an app's: ASAP_LOG_ANON; a worker's:
+ * ASAP_LOG_ANON_PREPAGED). The read finds its fault's log entry through
+ * @reading, hashed by task; the swap entry stored in the log confirms the
+ * match, so a hash collision or a readahead neighbour's read only loses an
+ * upgrade, never marks another page. A retried fault is logged again at
+ * its retry; the learner counts a page once per window, by its first
+ * entry, the one that read it. A read that a concurrent fault or worker
+ * issued first leaves the fault a swap-cache hit: it waited for that read.
+ *
+ * swapin_kretprobe=1 uses the method before 2026-12-07 instead, kept so
+ * that the overhead benchmark can compare the two in one run: a kretprobe
+ * on do_swap_page() that logs at the return from its VM_FAULT_ flags.
+ */
+static int asap_probe_swap_fault(struct kprobe *p, struct pt_regs *regs)
+{
+	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
+	struct asap_window *w;
+	u32 kind;
+	int i;
+
+	if (!rcu_access_pointer(asap_open))
+		return 0;
+	rcu_read_lock();
+	w = rcu_dereference(asap_open);
+	if (asap_swap_fault_kind(w, vmf, &kind)) {
+		u64 t0 = asap_log_start();
+		struct asap_fault f = {
+			.swp = pte_to_swp_entry(vmf->orig_pte).val,
+			.key = vmf->address & PAGE_MASK,
+			.nr = 1,
+			.kind = kind,
+		};
+
+		i = asap_log(w, &f, t0);
+		if (i >= 0)
+			WRITE_ONCE(w->reading[hash_ptr(current,
+						       ASAP_READING_BITS)],
+				   i + 1);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+/* swap_readpage() / swap_read_folio() at entry: see above. */
+static int asap_probe_swap_read(struct kprobe *p, struct pt_regs *regs)
+{
+	void *arg0 = (void *)regs_get_kernel_argument(regs, 0);
+	struct asap_window *w;
+	struct asap_fault *f;
+	unsigned int i;
+	u32 kind;
+
+	if (!rcu_access_pointer(asap_open))
+		return 0;
+	rcu_read_lock();
+	w = rcu_dereference(asap_open);
+	if (!w)
+		goto out;
+	i = READ_ONCE(w->reading[hash_ptr(current, ASAP_READING_BITS)]);
+	if (!i || i > min_t(unsigned int, atomic_read(&w->len),
+			    asap_log_entries))
+		goto out;
+	f = &w->log[i - 1];
+	if (READ_ONCE(f->swp) != mobio_swap_read_entry(arg0))
+		goto out;
+	kind = READ_ONCE(f->kind);
+	if (kind == ASAP_LOG_ANON_MINOR)
+		cmpxchg(&f->kind, kind, ASAP_LOG_ANON);
+	else if (kind == ASAP_LOG_ANON_WORKER_MINOR)
+		cmpxchg(&f->kind, kind, ASAP_LOG_ANON_PREPAGED);
+out:
+	rcu_read_unlock();
+	return 0;
+}
+
+static struct kprobe asap_kp_swap_fault = {
+	.symbol_name = "do_swap_page",
+	.pre_handler = asap_probe_swap_fault,
 };
 
-/* do_swap_page(struct vm_fault *vmf), at entry: 0 to see its return. */
+static struct kprobe asap_kp_swap_read = {
+	.symbol_name = MOBIO_SWAP_READ_SYMBOL,
+	.pre_handler = asap_probe_swap_read,
+};
+
+static struct kprobe *asap_kps[] = {
+	&asap_kp_swap_fault,
+	&asap_kp_swap_read,
+};
+
+/* What the entry of do_swap_page() tells its return (swapin_kretprobe). */
+struct asap_swap_call {
+	struct mm_struct *mm;
+	unsigned long swp;
+	unsigned long addr;
+	u64 entry_ns;		/* the entry probe's own time, if timed */
+	bool timed;
+	u32 kind;
+};
+
+/* do_swap_page() at entry (swapin_kretprobe): 0 to see its return. */
 static int asap_probe_swap_entry(struct kretprobe_instance *ri,
 				 struct pt_regs *regs)
 {
 	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
 	struct asap_swap_call *c = (void *)ri->data;
-	struct mm_struct *mm = vmf->vma->vm_mm;
 	struct asap_window *w;
 	int ret = 1;
-	u64 t0;
 
 	if (!rcu_access_pointer(asap_open))
 		return 1;
-	t0 = ktime_get_ns();
-	if (non_swap_entry(pte_to_swp_entry(vmf->orig_pte)))
-		return 1;
 	rcu_read_lock();
 	w = rcu_dereference(asap_open);
-	if (w && w->app->mm == mm) {
-		/* The app's own fault, or a worker's (no mm of its own). */
-		if (current->mm == mm)
-			c->by_worker = false;
-		else if (!current->mm && (current->flags & PF_WQ_WORKER))
-			c->by_worker = true;
-		else
-			goto out;
-		c->mm = mm;
+	if (asap_swap_fault_kind(w, vmf, &c->kind)) {
+		u64 t0 = asap_log_start();
+
+		c->mm = vmf->vma->vm_mm;
+		c->swp = pte_to_swp_entry(vmf->orig_pte).val;
 		c->addr = vmf->address & PAGE_MASK;
-		c->entry_ns = ktime_get_ns() - t0;
+		c->timed = t0;
+		c->entry_ns = t0 ? ktime_get_ns() - t0 : 0;
 		ret = 0;
 	}
-out:
 	rcu_read_unlock();
 	return ret;
 }
 
 /*
- * do_swap_page() returned: log the page if the fault did its work. A
- * fault that will be retried is left to its retry, unless it read the
- * page (VM_FAULT_MAJOR is set before the retry: the retry then finds the
- * page in the swap cache and would look like a hit). An app fault that
- * found the page in the swap cache is logged as such (footprint, not a
- * miss); a worker's that did is not logged (it brought nothing in).
+ * do_swap_page() returned (swapin_kretprobe): log the page if the fault
+ * did its work. A fault that will be retried is left to its retry, unless
+ * it read the page (VM_FAULT_MAJOR is set before the retry: the retry then
+ * finds the page in the swap cache and would look like a hit). A worker's
+ * fault that found the page in the swap cache is not logged (it brought
+ * nothing in).
  */
 static int asap_probe_swap_ret(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
@@ -267,25 +422,28 @@ static int asap_probe_swap_ret(struct kretprobe_instance *ri,
 	struct asap_swap_call *c = (void *)ri->data;
 	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	bool major = ret & VM_FAULT_MAJOR;
-	u64 t0 = ktime_get_ns() - c->entry_ns;
+	u64 t0 = c->timed ? ktime_get_ns() - c->entry_ns : 0;
+	struct asap_fault f = {
+		.swp = c->swp,
+		.key = c->addr,
+		.nr = 1,
+		.kind = c->kind,
+	};
 	struct asap_window *w;
-	u32 kind;
 
 	if (ret & VM_FAULT_ERROR)
 		return 0;
 	if ((ret & VM_FAULT_RETRY) && !major)
 		return 0;
-	if (c->by_worker) {
-		if (!major)
-			return 0;
-		kind = ASAP_LOG_ANON_PREPAGED;
-	} else {
-		kind = major ? ASAP_LOG_ANON : ASAP_LOG_ANON_MINOR;
-	}
+	if (major)
+		f.kind = c->kind == ASAP_LOG_ANON_MINOR ? ASAP_LOG_ANON :
+			 ASAP_LOG_ANON_PREPAGED;
+	else if (c->kind == ASAP_LOG_ANON_WORKER_MINOR)
+		return 0;
 	rcu_read_lock();
 	w = rcu_dereference(asap_open);
 	if (w && w->app->mm == c->mm)
-		asap_log(w, NULL, c->addr, 1, kind, t0);
+		asap_log(w, &f, t0);
 	rcu_read_unlock();
 	return 0;
 }
@@ -296,6 +454,45 @@ static struct kretprobe asap_krp_swap = {
 	.handler = asap_probe_swap_ret,
 	.data_size = sizeof(struct asap_swap_call),
 };
+
+/* Probes the anonymous swap-ins, as swapin_kretprobe says. */
+static int asap_swapin_probes_register(void)
+{
+	int ret;
+
+	if (asap_swapin_kretprobe) {
+		/* One instance per fault in flight: a fault may sleep in I/O. */
+		asap_krp_swap.maxactive = max_t(int, 64,
+						4 * num_possible_cpus());
+		ret = register_kretprobe(&asap_krp_swap);
+		if (ret)
+			pr_err("kretprobe on do_swap_page: %d\n", ret);
+		return ret;
+	}
+	ret = register_kprobes(asap_kps, ARRAY_SIZE(asap_kps));
+	if (ret)
+		pr_err("kprobes on do_swap_page and %s: %d\n",
+		       MOBIO_SWAP_READ_SYMBOL, ret);
+	return ret;
+}
+
+static void asap_swapin_probes_unregister(void)
+{
+	if (asap_swapin_kretprobe)
+		unregister_kretprobe(&asap_krp_swap);
+	else
+		unregister_kprobes(asap_kps, ARRAY_SIZE(asap_kps));
+}
+
+/* Calls of the probed functions the probes missed (reentrancy, no room). */
+static unsigned long asap_swapin_probes_missed(void)
+{
+	if (asap_swapin_kretprobe)
+		return READ_ONCE(asap_krp_swap.nmissed) +
+		       READ_ONCE(asap_krp_swap.kp.nmissed);
+	return READ_ONCE(asap_kp_swap_fault.nmissed) +
+	       READ_ONCE(asap_kp_swap_read.nmissed);
+}
 
 /* --- Switch triggers --------------------------------------------------- */
 
@@ -974,10 +1171,9 @@ int asap_collect_stats(struct asap_app *app, struct mobio_stat *st,
 		ASAP_PUT("workers", asap_workers);
 		ASAP_PUT("triggers_cgroup", atomic64_read(&asap_triggers[0]));
 		ASAP_PUT("triggers_sigcont", atomic64_read(&asap_triggers[1]));
-		ASAP_PUT("logged", atomic64_read(&asap_logged));
-		ASAP_PUT("log_ns", atomic64_read(&asap_log_ns));
-		/* do_swap_page() calls the kretprobe had no room to follow */
-		ASAP_PUT("log_missed", READ_ONCE(asap_krp_swap.nmissed));
+		ASAP_PUT("logged", asap_pcpu_sum(&asap_logged));
+		ASAP_PUT("log_ns", asap_pcpu_sum(&asap_log_ns));
+		ASAP_PUT("log_missed", asap_swapin_probes_missed());
 	}
 	for (k = 0; k < ASAP_NR_KINDS; k++) {
 		ASAP_PUT(kname[k][0], v[k][0]);
@@ -1087,13 +1283,9 @@ static int __init asap_init(void)
 	ret = asap_tps_register();
 	if (ret)
 		goto err_cgrp;
-	/* One instance per fault in flight: a fault may sleep in I/O. */
-	asap_krp_swap.maxactive = max_t(int, 64, 4 * num_possible_cpus());
-	ret = register_kretprobe(&asap_krp_swap);
-	if (ret) {
-		pr_err("kretprobe on do_swap_page: %d\n", ret);
+	ret = asap_swapin_probes_register();
+	if (ret)
 		goto err_tp;
-	}
 	ret = asap_genl_init();
 	if (ret)
 		goto err_kp;
@@ -1110,7 +1302,7 @@ static int __init asap_init(void)
 	return 0;
 
 err_kp:
-	unregister_kretprobe(&asap_krp_swap);
+	asap_swapin_probes_unregister();
 err_tp:
 	asap_tps_unregister();
 	cancel_work_sync(&asap_trigger_work);
@@ -1155,7 +1347,7 @@ static void __exit asap_exit(void)
 	cancel_delayed_work_sync(&asap_window_dwork);
 	asap_learn_wait();
 
-	unregister_kretprobe(&asap_krp_swap);
+	asap_swapin_probes_unregister();
 	asap_tps_unregister();
 	destroy_workqueue(asap_wq);
 	if (asap_fg_cgrp)

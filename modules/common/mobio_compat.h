@@ -111,6 +111,28 @@ static inline long mobio_fault_in_remote(struct mm_struct *mm,
 #endif
 }
 
+/*
+ * The function that reads one swapped-out folio (or page) into memory, and
+ * the swap entry it reads from its first argument: swap_readpage(page, ...)
+ * until 6.8 turned it into swap_read_folio(folio, ...). The entry is the
+ * folio's swap field (page_private() of the page before 6.6 added it);
+ * callers set it before the read (do_swap_page()'s skip-swapcache path
+ * sets it "to provide entry" for exactly this).
+ */
+#if KERNEL_VERSION(6, 8, 0) <= LINUX_VERSION_CODE
+#define MOBIO_SWAP_READ_SYMBOL	"swap_read_folio"
+static inline unsigned long mobio_swap_read_entry(void *arg0)
+{
+	return ((struct folio *)arg0)->swap.val;
+}
+#else
+#define MOBIO_SWAP_READ_SYMBOL	"swap_readpage"
+static inline unsigned long mobio_swap_read_entry(void *arg0)
+{
+	return page_private((struct page *)arg0);
+}
+#endif
+
 /**
  * mobio_folio_get() - the page cache folio at @index, if any
  * @mapping: the file's mapping

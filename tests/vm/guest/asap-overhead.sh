@@ -1,24 +1,29 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The cost of asap-prefetch.ko's fault logging, two ways:
-#  - in the probes: the module's logged / log_ns counters (ns from probe
-#    entry to the log written) over the app's fault loop;
+#  - in the probes: the module's logged / log_ns counters (with log_timing:
+#    ns from the probe's match to the log written) over the app's fault loop;
 #  - in the app: asapapp evicted (MADV_PAGEOUT to zram, drop_caches), then
-#    the time it takes to touch its anon and file pages again, in three
-#    setups per repetition: "off" (module not loaded), "idle" (loaded, a
-#    window open for another process: probes run and filter) and "on"
-#    (the app's own window: every fault logged), in an order that rotates
-#    with each repetition. Prepaging is off (prepage=0) so every page is a
-#    fault.
-# Checks that the counters move (every anon swap-in logged) and the data
-# stays intact; the numbers are notes for docs/asap.md.
-# Repetitions: mobio.asap_overhead_reps=N on the kernel command line, 2 by
-# default (make check: the checks need no more); `make bench-asap-overhead`
-# runs 9 for the numbers in docs/asap.md.
+#    the time it takes to touch its anon and file pages again, in five
+#    setups per round, in a shuffled order: "off" (module not loaded),
+#    "idle" (loaded, a window open for another process: probes run and
+#    filter), "on" (the app's own window: every fault logged, with the
+#    default entry probes), "ontimed" (the same with log_timing=1, the
+#    probes' own time counted) and "onkret" (as "on" with
+#    swapin_kretprobe=1, the return probe the entry probes replaced).
+#    Prepaging is off (prepage=0) so every page is a fault.
+# Checks that the counters move (every anon swap-in logged, each a miss in
+# both methods), that log_ns moves only with log_timing, and that the data
+# stays intact. Every touch is a CSV note
+# (round 0 warms up and is not one); bench/switch/overhead.py turns the
+# notes of two or more boots into ratios with intervals (docs/asap.md).
+# Rounds: mobio.asap_overhead_reps=N on the kernel command line, 2 by
+# default (make check: the checks need no more); the order's seed:
+# mobio.asap_overhead_seed (default 1).
 # vm-kmod: zram ext4
 # vm-bin: /sbin/mkfs.ext4
 # vm-disk: data 64M
-# vm-timeout: 600
+# vm-timeout: 900
 # vm-alone: measures the cost of logging and prepaging
 . /mobio/tests/lib.sh
 . /mobio/tests/asap-lib.sh
@@ -27,9 +32,11 @@ KO=/mobio/asap-prefetch.ko
 ANON_MB=${ASAP_OVH_ANON_MB:-32}
 FILE_MB=${ASAP_OVH_FILE_MB:-16}
 REPS=$(mobio_param asap_overhead_reps 2)
+SEED=$(mobio_param asap_overhead_seed 1)
 CMD=/tmp/asap.cmd
 ACK=/tmp/asap.ack
 MNT=/mnt/data
+TIMING=/sys/module/asap_prefetch/parameters/log_timing
 
 # --- setup: zram swap, ext4 file ----------------------------------------------
 asap_setup 512M
@@ -49,101 +56,98 @@ ANON_PAGES=$(field anon_pages)
 FILE_PAGES=$(field file_pages)
 check_ge app_started 1 "$APP"
 
-# touch SETUP: evict, touch, record "SETUP anon_us file_us" in /tmp/ovh
+# touch SETUP: evict, touch, one CSV note "ovh,ROUND,SETUP,anon_us,file_us"
 bad=0
 touch_as() {
 	evict
 	[ "$(field anon)" = 0 ] || fail "evicted_$1" "expected anon=0 after pageout, saw $REPLY_LINE"
-	[ "$1" = on ] && mobioctl asap switch $APP
+	case $1 in on*) mobioctl asap switch $APP ;; esac
+	[ "$1" = ontimed ] && echo 1 >$TIMING
 	app_cmd t
-	[ "$1" = on ] && mobioctl asap switch $$
+	[ "$1" = ontimed ] && echo 0 >$TIMING
+	case $1 in on*) mobioctl asap switch $$ ;; esac
 	log "$1: $REPLY_LINE"
 	[ "$(field anon)" = 0 ] || fail "no_prepaging_$1" "expected nothing resident before the touch, saw $REPLY_LINE"
 	bad=$((bad + $(field bad)))
-	echo "$1 $(field anon_us) $(field file_us)" >>/tmp/ovh
 }
 
-: >/tmp/ovh
-logged=0
-log_ns=0
-loaded=0
-# setup NAME: the module loaded or not as NAME needs, then one touch
+# The module's parameters each setup needs ("" = not loaded).
+params_of() {
+	case $1 in
+	off) echo "" ;;
+	onkret) echo "window_ms=0 prepage=0 swapin_kretprobe=1" ;;
+	*) echo "window_ms=0 prepage=0" ;;
+	esac
+}
+
+loaded=""
+# setup NAME ROUND: the module loaded as NAME needs, then one touch
 setup() {
-	if [ "$1" = off ] && [ $loaded = 1 ]; then
-		rmmod asap_prefetch || fail rmmod "expected rmmod to work"
-		loaded=0
-	elif [ "$1" != off ] && [ $loaded = 0 ]; then
-		insmod $KO window_ms=0 prepage=0 || fail insmod "expected insmod to work"
-		loaded=1
+	want=$(params_of "$1")
+	if [ "$want" != "$loaded" ]; then
+		if [ -n "$loaded" ]; then
+			rmmod asap_prefetch || fail rmmod "expected rmmod to work"
+		fi
+		if [ -n "$want" ]; then
+			# shellcheck disable=SC2086 # the parameters are words
+			insmod $KO $want || fail insmod "expected insmod $want to work"
+		fi
+		loaded=$want
 	fi
 	[ "$1" = idle ] && mobioctl asap switch $$
-	if [ "$1" = on ]; then
+	l0=0 n0=0 f0=0
+	if [ -n "$loaded" ]; then
 		l0=$(st logged)
 		n0=$(st log_ns)
+		f0=$(st anon_faults)
 	fi
 	touch_as "$1"
-	if [ "$1" = on ] && [ $r -gt 0 ]; then
-		l1=$(st logged)
-		n1=$(st log_ns)
-		check_ge "logs_every_swapin_rep_$r" "$ANON_PAGES" $((l1 - l0))
-		logged=$((logged + l1 - l0))
-		log_ns=$((log_ns + n1 - n0))
+	dl=0 dn=0
+	if [ -n "$loaded" ]; then
+		dl=$(($(st logged) - l0))
+		dn=$(($(st log_ns) - n0))
 	fi
+	case $1 in
+	on*)
+		check_ge "logs_every_swapin_${1}_round_$2" "$ANON_PAGES" "$dl"
+		# Each of the app's swap-ins read its page: all misses (stats
+		# wait for the closed window to be learned from).
+		check_ge "every_swapin_a_miss_${1}_round_$2" "$ANON_PAGES" \
+			$(($(st anon_faults) - f0))
+		if [ "$1" = ontimed ]; then
+			check_ge "log_timed_${1}_round_$2" 1 "$dn"
+		else
+			check_eq "log_untimed_${1}_round_$2" 0 "$dn"
+		fi
+		;;
+	esac
+	[ "$2" -gt 0 ] &&
+		note "CSV,ovh,$2,$1,$(field anon_us),$(field file_us),$dl,$dn"
 }
-# The first repetition warms up (zram, page tables) and is not counted;
-# the order of the setups rotates so that none always comes first.
+
+# Round 0 warms up (zram, page tables) and is not noted; every round runs
+# the five setups in an order shuffled with the seed and the round.
 r=0
 while [ $r -le "$REPS" ]; do
-	case $((r % 3)) in
-	0) order="off idle on" ;;
-	1) order="idle on off" ;;
-	*) order="on off idle" ;;
-	esac
+	order=$(awk -v s=$((SEED * 1000 + r)) 'BEGIN {
+		srand(s); n = split("off idle on ontimed onkret", a, " ")
+		for (i = n; i > 1; i--) {
+			j = int(rand() * i) + 1; t = a[i]; a[i] = a[j]; a[j] = t
+		}
+		for (i = 1; i <= n; i++) printf "%s ", a[i]
+	}')
+	log "round $r: $order"
 	for o in $order; do
-		setup $o
+		setup "$o" $r
 	done
-	[ $r -eq 0 ] && : >/tmp/ovh
 	r=$((r + 1))
 done
-[ $loaded = 1 ] && rmmod asap_prefetch
+[ -n "$loaded" ] && rmmod asap_prefetch
 check_eq app_data_intact 0 "$bad"
 app_cmd q
 wait
 
-note "fault loop: $ANON_PAGES anon pages (zram) + $FILE_PAGES file pages (ext4, virtio), $REPS repetitions, prepage=0"
-note "probes: $logged faults logged in the app's windows, $log_ns ns: $((log_ns / (logged > 0 ? logged : 1))) ns per logged fault"
-# Per setup: mean, median and min of anon+file loop time; the min is the
-# least disturbed by other load on the host (TCG shares its cores).
-awk -v ns="$log_ns" '
-	function sort(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-			}
-	}
-	{
-		n[$1]++; v = $2 + $3; sum[$1] += v
-		if ($1 == "off") off[n[$1]] = v
-		if ($1 == "idle") idle[n[$1]] = v
-		if ($1 == "on") on[n[$1]] = v
-	}
-	END {
-		sort(off, n["off"]); sort(idle, n["idle"]); sort(on, n["on"])
-		m["off"] = off[int((n["off"] + 1) / 2)]; lo["off"] = off[1]; hi["off"] = off[n["off"]]
-		m["idle"] = idle[int((n["idle"] + 1) / 2)]; lo["idle"] = idle[1]; hi["idle"] = idle[n["idle"]]
-		m["on"] = on[int((n["on"] + 1) / 2)]; lo["on"] = on[1]; hi["on"] = on[n["on"]]
-		for (s in n)
-			printf "%s: anon+file loop %.0f us mean, %.0f median, %.0f min, %.0f max (%d runs)\n",
-				s, sum[s] / n[s], m[s], lo[s], hi[s], n[s]
-		printf "on vs off: mean %+.1f%%, median %+.1f%%, min %+.1f%%\n",
-			100 * (sum["on"] / n["on"] - sum["off"] / n["off"]) / (sum["off"] / n["off"]),
-			100 * (m["on"] - m["off"]) / m["off"], 100 * (lo["on"] - lo["off"]) / lo["off"]
-		printf "idle vs off: mean %+.1f%%, median %+.1f%%, min %+.1f%%\n",
-			100 * (sum["idle"] / n["idle"] - sum["off"] / n["off"]) / (sum["off"] / n["off"]),
-			100 * (m["idle"] - m["off"]) / m["off"], 100 * (lo["idle"] - lo["off"]) / lo["off"]
-		printf "probe time / on loop time: %.2f%%\n", 100 * ns / 1000 / sum["on"]
-	}' /tmp/ovh >/tmp/ovh.sum
-while read -r line; do note "$line"; done </tmp/ovh.sum
+note "fault loop: $ANON_PAGES anon pages (zram) + $FILE_PAGES file pages (ext4, virtio), $REPS rounds, seed $SEED, prepage=0"
 swapoff /dev/zram0
 umount $MNT
 finish
