@@ -45,8 +45,17 @@ def rows_of(events, boot):
     for f in guest_csv.parse(events):
         if len(f) != 7 or f[0] != "ovh":
             continue
-        rnd, setup = int(f[1]), f[2]
-        out.setdefault((boot, rnd), {})[setup] = (int(f[3]) + int(f[4]), int(f[5]), int(f[6]))
+        try:
+            rnd, setup = int(f[1]), f[2]
+            row = (int(f[3]) + int(f[4]), int(f[5]), int(f[6]))
+        except ValueError:
+            # a field left empty (the app died mid-round): the boot's checks
+            # fail; its other rounds still count
+            print("bench-asap-overhead: %s: skipped a row: %s" % (events, ",".join(f)),
+                  file=sys.stderr)
+            continue
+        if row[0] > 0:
+            out.setdefault((boot, rnd), {})[setup] = row
     return out
 
 
@@ -66,13 +75,13 @@ def report(rounds, kver, cmd, vm_s):
         if not loop:
             continue
         ratio = {k: [r[s][0] / r["off"][0]] for k, r in rounds.items()
-                 if s in r and "off" in r and r["off"][0] > 0}
+                 if s in r and "off" in r}
         iv = stats.interval(ratio) if s != "off" else None
         logged = sum(r[s][1] for r in rounds.values() if s in r)
         ns = sum(r[s][2] for r in rounds.values() if s in r)
         lines.append("| %s | %.0f | %s | %s |" % (
             LABEL[s], stats.median(loop),
-            "%.3f [%.3f, %.3f]" % iv[:3] if iv else "1",
+            "%.3f [%.3f, %.3f]" % iv[:3] if iv else ("1" if s == "off" else "-"),
             "%.0f (%d faults)" % (ns / logged, logged) if s == "ontimed" and logged
             else "-"))
     on = {k: [r["on"][0] / r["onkret"][0]] for k, r in rounds.items()
@@ -103,7 +112,7 @@ def main():
         ap.error("need boots >= 1 and rounds >= 1")
     cmd = "bench/switch/overhead.py --kver %s --boots %d --rounds %d" % (
         a.kver, a.boots, a.rounds)
-    kept, vm_total = list(a.events), 0.0
+    kept, vm_total, rc = list(a.events), 0.0, 0
     if not kept:
         guest_csv.require_module(TOP, a.kver, "asap-prefetch", "bench-asap-overhead")
         csv_path = a.csv or os.path.join(HERE, "results", "%s-%s-overhead.csv" % (
@@ -123,12 +132,13 @@ def main():
             os.environ["MOBIO_VM_APPEND"] = (
                 "%s mobio.asap_overhead_reps=%d mobio.asap_overhead_seed=%d" %
                 (base_append, a.rounds, boot)).strip()
-            rc, vm_s, dst = guest_csv.run_boot(run, "bench-asap-overhead", a.kver, script,
-                                               events, csv_path, boot, a.boots)
+            brc, vm_s, dst = guest_csv.run_boot(run, "bench-asap-overhead", a.kver, script,
+                                                events, csv_path, boot, a.boots)
             vm_total += vm_s or 0
-            if rc:
+            rc = max(rc, brc)
+            if brc:
                 print("bench-asap-overhead: boot %d failed (rc %d): its checks are in %s" %
-                      (boot, rc, events), file=sys.stderr)
+                      (boot, brc, events), file=sys.stderr)
             if dst:
                 kept.append(dst)
     else:
@@ -145,7 +155,7 @@ def main():
     if a.md:
         with open(a.md, "w") as f:
             f.write(md)
-    return 0
+    return rc
 
 
 if __name__ == "__main__":

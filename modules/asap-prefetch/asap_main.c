@@ -8,10 +8,10 @@
  * agent, or a task moved into fg_cgroup) brings one app to the foreground
  * and opens its switch window: the faults its tasks take are logged (file
  * pages from the tracepoint mm_filemap_add_to_page_cache, anonymous
- * swap-ins from kprobes on do_swap_page and the swap read) while workers prepage what
- * the estimators predicted. The window closes when another app comes to
- * the foreground (its prepaging is cancelled), when the same app is
- * switched to again, or after window_ms; the log then feeds the
+ * swap-ins from kprobes on do_swap_page and the swap read) while workers
+ * prepage what the estimators predicted. The window closes when another
+ * app comes to the foreground (its prepaging is cancelled), when the same
+ * app is switched to again, or after window_ms; the log then feeds the
  * estimators (asap_learn.c). The workers are in asap_prepage.c, the
  * netlink family in asap_genl.c.
  *
@@ -148,8 +148,8 @@ u64 asap_total_cancelled;
  * @cancel: the job was cancelled (the app left the foreground)
  * @trigger_ns: ktime of the switch that opened it
  * @reading: per task (hashed), 1 + the log index of its last do_swap_page(),
- *	for the swap read that follows it; written and read by the probes
- *	only, never reset (a stale index fails the probe's checks)
+ *	for the swap read that follows it; cleared when the window opens,
+ *	then written and read by the probes only
  */
 struct asap_window {
 	struct asap_app *app;
@@ -283,12 +283,16 @@ static bool asap_swap_fault_kind(struct asap_window *w, struct vm_fault *vmf,
  * issues in its own task before it maps the page, makes it a miss the
  * fault read in (an app's: ASAP_LOG_ANON; a worker's:
  * ASAP_LOG_ANON_PREPAGED). The read finds its fault's log entry through
- * @reading, hashed by task; the swap entry stored in the log confirms the
- * match, so a hash collision or a readahead neighbour's read only loses an
- * upgrade, never marks another page. A retried fault is logged again at
- * its retry; the learner counts a page once per window, by its first
- * entry, the one that read it. A read that a concurrent fault or worker
- * issued first leaves the fault a swap-cache hit: it waited for that read.
+ * @reading, hashed by task; the swap entry stored in the log and the
+ * reader's kind (app or worker) confirm the match, so a hash collision or
+ * a readahead neighbour's read only loses an upgrade, never marks another
+ * page or the other kind. A retried fault is logged again at its retry;
+ * the learner counts a page once per window, by its first entry: the one
+ * that read it, unless another thread of the app faulted the same page
+ * first and waited for that read (it then counts as a hit). A read that
+ * a concurrent fault or worker issued first leaves the fault a swap-cache
+ * hit: it waited for that read. Workers log their swap-cache hits too
+ * (the learner ignores them); they are at most the pages they prepage.
  *
  * swapin_kretprobe=1 uses the method before 2026-12-07 instead, kept so
  * that the overhead benchmark can compare the two in one run: a kretprobe
@@ -331,7 +335,6 @@ static int asap_probe_swap_read(struct kprobe *p, struct pt_regs *regs)
 	struct asap_window *w;
 	struct asap_fault *f;
 	unsigned int i;
-	u32 kind;
 
 	if (!rcu_access_pointer(asap_open))
 		return 0;
@@ -346,11 +349,12 @@ static int asap_probe_swap_read(struct kprobe *p, struct pt_regs *regs)
 	f = &w->log[i - 1];
 	if (READ_ONCE(f->swp) != mobio_swap_read_entry(arg0))
 		goto out;
-	kind = READ_ONCE(f->kind);
-	if (kind == ASAP_LOG_ANON_MINOR)
-		cmpxchg(&f->kind, kind, ASAP_LOG_ANON);
-	else if (kind == ASAP_LOG_ANON_WORKER_MINOR)
-		cmpxchg(&f->kind, kind, ASAP_LOG_ANON_PREPAGED);
+	/* Only the kind of the reader: the slot may be another task's. */
+	if (current->mm == w->app->mm)
+		cmpxchg(&f->kind, ASAP_LOG_ANON_MINOR, ASAP_LOG_ANON);
+	else if (!current->mm && (current->flags & PF_WQ_WORKER))
+		cmpxchg(&f->kind, ASAP_LOG_ANON_WORKER_MINOR,
+			ASAP_LOG_ANON_PREPAGED);
 out:
 	rcu_read_unlock();
 	return 0;
@@ -811,6 +815,8 @@ static void asap_window_open(struct asap_app *app, u64 trigger_ns)
 		w = &asap_windows[1];
 	w->app = app;
 	atomic_set(&w->len, 0);
+	/* No probe holds it: the learner waited for a grace period. */
+	memset(w->reading, 0, sizeof(w->reading));
 	w->cancel = false;
 	w->trigger_ns = trigger_ns;
 	app->switches++;
