@@ -4,6 +4,7 @@ from run.py's events.txt, the VM time an events file covers, and one boot of
 a guest benchmark script; shared by the bench/*/report.py and run-bench.py
 scripts."""
 
+import importlib.util
 import os
 import shutil
 import sys
@@ -48,6 +49,16 @@ def require_module(top, kver, name, prog):
     if not os.path.exists(ko):
         sys.exit("%s: %s is missing: run 'make modules KVER=%s' first" %
                  (prog, os.path.relpath(ko, top), kver))
+
+
+def load_runner(top):
+    """tests/vm/run.py of the tree at @top, loaded as a module: run_boot()
+    calls its main() once per boot."""
+    spec = importlib.util.spec_from_file_location("mobio_vm_run",
+                                                  os.path.join(top, "tests", "vm", "run.py"))
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    return run
 
 
 def run_boot(run, name, kver, script, events, csv_path, boot, boots):

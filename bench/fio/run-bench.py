@@ -27,7 +27,6 @@ another VM). Two things run.py has no header for are done here:
 """
 
 import argparse
-import importlib.util
 import os
 import re
 import subprocess
@@ -37,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import require_module, run_boot  # noqa: E402 (bench/ is on the path now)
+from guest_csv import load_runner, require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 JOBS = ["reader.fio", "writer.fio", "mixed.fio"]
 
 
@@ -124,14 +123,6 @@ def main():
     return rc
 
 
-def load_run():
-    spec = importlib.util.spec_from_file_location("mobio_vm_run",
-                                                  os.path.join(TOP, "tests", "vm", "run.py"))
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
-    return run
-
-
 def startup(a):
     """Part startup: --boots boots of startup-bench.sh, then its report."""
     sys.path.insert(0, HERE)
@@ -152,7 +143,7 @@ def startup(a):
                                              (time.strftime("%Y%m%d"), a.kver))
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     base = os.environ.get("MOBIO_VM_APPEND", "")
-    run = load_run()
+    run = load_runner(TOP)
     throttle_data_disk(a.throttle_bps)
     events = os.path.join(TOP, "build", "vm", a.kver, "startup-bench", "events.txt")
     rc, kept, vm_total, t_all = 0, [], 0.0, time.time()
@@ -201,7 +192,7 @@ def other_parts(a):
            (a.kver, a.parts, a.models, a.scheds, a.runtime, a.throttle_bps, a.mbps))
     print("bench-smartio: %s" % cmd, flush=True)
 
-    run = load_run()
+    run = load_runner(TOP)
     throttle_data_disk(a.throttle_bps)
     t0 = time.time()
     sys.argv = ["run.py", "test", "--kver", a.kver, script]

@@ -46,7 +46,6 @@ back-to-back IOPS fell from 685 to 549), so the default is the plain idle.
 """
 
 import argparse
-import importlib.util
 import os
 import re
 import shutil
@@ -57,7 +56,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import require_module, run_boot  # noqa: E402 (bench/ is on the path now)
+from guest_csv import load_runner, require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 LEVELS = "0,20,40,60,80,100"
 MODELS = ["plain", "crypt", "linear"]
 METHODS = ["alone", "again", "fb", "fbt", "ionice", "ionicet", "ratecap"]
@@ -145,10 +144,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     base_append = os.environ.get("MOBIO_VM_APPEND", "")
 
-    spec = importlib.util.spec_from_file_location(
-        "mobio_vm_run", os.path.join(TOP, "tests", "vm", "run.py"))
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
+    run = load_runner(TOP)
     events = os.path.join(TOP, "build", "vm", a.kver, "fb-bench", "events.txt")
     rc, kept, vm_total, t_all = 0, [], 0.0, time.time()
     for boot in range(1, a.boots + 1):

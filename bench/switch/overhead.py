@@ -18,7 +18,6 @@ kept as <csv>-boot<b>.events; --events reports on kept ones without a VM.
 """
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
@@ -118,10 +117,7 @@ def main():
         csv_path = a.csv or os.path.join(HERE, "results", "%s-%s-overhead.csv" % (
             time.strftime("%Y%m%d"), a.kver))
         os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-        spec = importlib.util.spec_from_file_location(
-            "mobio_vm_run", os.path.join(TOP, "tests", "vm", "run.py"))
-        run = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(run)
+        run = guest_csv.load_runner(TOP)
         script = os.path.relpath(os.path.join(TOP, "tests", "vm", "guest",
                                               "asap-overhead.sh"), os.getcwd())
         if os.sep not in script:

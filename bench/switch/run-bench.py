@@ -24,7 +24,6 @@ built: `make bench-asap` does that.
 """
 
 import argparse
-import importlib.util
 import os
 import re
 import shutil
@@ -35,7 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import require_module, run_boot  # noqa: E402 (bench/ is on the path now)
+from guest_csv import load_runner, require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 MODES = ["ideal", "demand", "pc0", "novma", "daemon", "oracle", "asap"]
 
 
@@ -112,10 +111,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     base_append = os.environ.get("MOBIO_VM_APPEND", "")
 
-    spec = importlib.util.spec_from_file_location("mobio_vm_run",
-                                                  os.path.join(TOP, "tests", "vm", "run.py"))
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
+    run = load_runner(TOP)
     script = os.path.relpath(os.path.join(HERE, "switch-bench.sh"), os.getcwd())
     if os.sep not in script:
         script = os.path.join(".", script)
