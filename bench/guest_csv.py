@@ -80,3 +80,19 @@ def run_boot(run, name, kver, script, events, csv_path, boot, boots):
     dst = "%s-boot%d.events" % (csv_path[:-4] if csv_path.endswith(".csv") else csv_path, boot)
     shutil.copyfile(events, dst)
     return rc, vm_s, dst
+
+
+def splice_section(path, begin, end, section):
+    """Write @section (which starts with the marker @begin and ends with @end)
+    into the markdown file @path in place of the text between those markers,
+    or append it when they are missing; the rest of the file is kept: each
+    report owns only its own section of a results page."""
+    old = open(path).read() if os.path.exists(path) else ""
+    if begin in old and end in old:
+        i, j = old.index(begin), old.index(end) + len(end)
+        new = old[:i] + section.rstrip("\n") + old[j:]
+    else:
+        new = old.rstrip("\n") + ("\n\n" if old else "") + section
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(new)

@@ -3,13 +3,17 @@
 # Makefile.
 #
 #   make bench-smartio [KVER=<kver>]   every scheduler (none, mq-deadline, kyber,
-#                        bfq, smartio) side by side in one VM boot on the
-#                        null_blk and throttled-virtio device models: slowdown
-#                        table, smartio's trade-off curve, mixed workload, cold
-#                        app launch; writes bench/fio/results/<date>-<kver>.csv,
-#                        docs/smartio-results.md, docs/smartio-bench.png and
-#                        docs/smartio-bench-curve.png (~40 min on TCG)
-#   make bench-smartio-quick           slowdown only, nullb model, 5 s phases;
+#                        bfq, smartio) side by side on the null_blk and
+#                        throttled-virtio device models, 2 boots x 2 rounds,
+#                        the configs shuffled per round: slowdown table,
+#                        smartio's trade-off curve with the peers' tuned
+#                        points, mixed workload; writes
+#                        bench/fio/results/<date>-<kver>.csv (+ the boots'
+#                        events), its section of docs/smartio-results.md,
+#                        docs/smartio-bench.png and docs/smartio-bench-curve.png
+#                        (~20 min a round on TCG)
+#   make bench-smartio-quick           slowdown only, nullb model, 5 s phases,
+#                        1 boot x 1 round (a smoke run: no interval);
 #                        writes build/bench-smartio/ only
 #
 # Knobs: SMARTIO_BENCH_ARGS (more bench/fio/run-bench.py options, e.g.
@@ -23,12 +27,13 @@ SMARTIO_BENCH_ARGS ?=
 
 bench-smartio:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
-	python3 bench/fio/run-bench.py --kver $(VM_KVER) --parts $(SMARTIO_PARTS) $(SMARTIO_BENCH_ARGS)
+	python3 bench/fio/run-bench.py --kver $(VM_KVER) --parts $(SMARTIO_PARTS) \
+		--boots $(BOOTS) --rounds $(ROUNDS) $(SMARTIO_BENCH_ARGS)
 
 bench-smartio-quick:
 	@$(MAKE) --no-print-directory vm-build KVERS="$(VM_KVER)"
 	python3 bench/fio/run-bench.py --kver $(VM_KVER) --parts slowdown --models nullb \
-		--runtime 5 --out build/bench-smartio --csv build/bench-smartio/quick.csv \
+		--runtime 5 --boots 1 --rounds 1 --out build/bench-smartio --csv build/bench-smartio/quick.csv \
 		$(SMARTIO_BENCH_ARGS)
 
 # App start-up under background writes (issue 15; bench/fio/startup-bench.sh,
@@ -62,7 +67,7 @@ BOOTS ?= 2
 ROUNDS ?= 2
 REPS ?= 3
 STARTUP_MODELS ?= nullb,virtio
-SMARTIO_PARTS ?= slowdown,curve,mixed,launch
+SMARTIO_PARTS ?= slowdown,curve,mixed
 
 .PHONY: bench-smartio-startup bench-smartio-startup-quick
 

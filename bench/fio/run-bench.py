@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""SmartIO benchmark, host side: one VM boot with bench/fio/smartio-bench.sh,
-then the CSV, the markdown table and the chart (bench/fio/report.py).
+"""SmartIO benchmark, host side: --boots VM boots of bench/fio/smartio-bench.sh
+(--rounds rounds each, every config once a round in a shuffled order), then
+the CSV, the markdown tables and the charts (bench/fio/report.py).
 
 USAGE
-    bench/fio/run-bench.py --kver KVER [--parts slowdown,curve,mixed,launch,startup]
+    bench/fio/run-bench.py --kver KVER [--parts slowdown,curve,mixed,startup]
         [--models nullb,virtio] [--scheds none,mq-deadline,kyber,bfq,smartio]
         [--runtime 8] [--throttle-bps 16777216] [--out docs]
-        [--boots 2] [--rounds 2] [--reps 3] [--seed 1] [--startup-models nullb,virtio]
+        [--boots 2] [--rounds 2] [--seed 1] [--reps 3] [--startup-models nullb,virtio]
         [--startup-writers 0,buf1,buf5,dio1,dio5] [--startup-configs ...]
 
 Part "startup" (issue 15, app start-up under background writes) is its own
 guest script, bench/fio/startup-bench.sh, booted --boots times (boot b with
 order seed SEED+b-1, --rounds rounds each); its report is
 bench/fio/startup_report.py, which replaces only its own section of
-smartio-results.md and draws smartio-startup.png. The other parts run in one
-boot of smartio-bench.sh first, as before.
+smartio-results.md and draws smartio-startup.png. The other parts' boots run
+first; report.py likewise replaces only its own section. Boot b of either
+script shuffles with seed SEED+b-1, and each boot's events are kept beside the
+CSV (<csv>-boot<b>.events).
 
 The VM runs through tests/vm/run.py (its machine-wide lock: never beside
 another VM). Two things run.py has no header for are done here:
@@ -38,15 +41,20 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from guest_csv import load_runner, require_module, run_boot  # noqa: E402 (bench/ is on the path now)
 JOBS = ["reader.fio", "writer.fio", "mixed.fio"]
+# a round of every part on both models with 8 s phases took ~20 min on TCG
+VM_S_PER_ROUND = 3600
 
 
-def guest_script(outdir):
-    """The guest script with the job files on its vm-bin line."""
+def guest_script(outdir, rounds):
+    """The guest script with the job files on its vm-bin line and a timeout
+    of VM_S_PER_ROUND a round."""
     src = os.path.join(HERE, "smartio-bench.sh")
     with open(src) as f:
         text = f.read()
     jobs = " ".join(os.path.join(HERE, j) for j in JOBS)
     text = re.sub(r"^# vm-bin: (.*)$", lambda m: "# vm-bin: %s %s" % (m.group(1), jobs),
+                  text, count=1, flags=re.M)
+    text = re.sub(r"^# vm-timeout: .*$", "# vm-timeout: %d" % (VM_S_PER_ROUND * rounds),
                   text, count=1, flags=re.M)
     os.makedirs(outdir, exist_ok=True)
     dst = os.path.join(outdir, "smartio-bench.sh")
@@ -76,21 +84,26 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kver", required=True)
-    ap.add_argument("--parts", default="slowdown,curve,mixed,launch")
+    ap.add_argument("--parts", default="slowdown,curve,mixed")
     ap.add_argument("--models", default="nullb,virtio")
-    ap.add_argument("--scheds", default="none,mq-deadline,kyber,bfq,smartio")
+    ap.add_argument("--scheds", default="none,mq-deadline,kyber,bfq,smartio",
+                    help="the schedulers of the slowdown and mixed parts (the curve adds "
+                         "their tuned points and smartio's settings)")
     ap.add_argument("--runtime", type=int, default=8, help="seconds per fio phase")
     ap.add_argument("--throttle-bps", type=int, default=16 << 20)
     ap.add_argument("--mbps", type=int, default=16, help="null_blk budget, MiB/s")
     ap.add_argument("--out", default=os.path.join(TOP, "docs"),
                     help="where smartio-results.md and smartio-bench.png go")
-    ap.add_argument("--csv", default=None)
+    ap.add_argument("--csv", default=None,
+                    help="default bench/fio/results/<date>-<kver>.csv (+ -boot<N>.events)")
+    ap.add_argument("--boots", type=int, default=2,
+                    help="VM boots of each guest script (smartio-bench.sh, startup-bench.sh)")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="rounds per boot, every config once a round in a shuffled order")
+    ap.add_argument("--seed", type=int, default=1, help="order seed of boot 1 (+1 a boot)")
     g = ap.add_argument_group("part startup")
-    g.add_argument("--boots", type=int, default=2, help="VM boots of startup-bench.sh")
-    g.add_argument("--rounds", type=int, default=2, help="rounds per boot")
     g.add_argument("--reps", type=int, default=3,
                    help="start-ups of each app per (config, writers) cell and round")
-    g.add_argument("--seed", type=int, default=1, help="order seed of boot 1 (+1 a boot)")
     g.add_argument("--startup-models", default="nullb,virtio")
     g.add_argument("--startup-writers", default="0,buf1,buf5,dio1,dio5",
                    help="writer levels: 0 (idle), bufN (N buffered + fsync), dioN (N O_DIRECT)")
@@ -105,20 +118,24 @@ def main():
                    help="default bench/fio/results/<date>-<kver>-startup.csv")
     a = ap.parse_args()
     require_module(TOP, a.kver, "smartio-iosched", "bench-smartio")
+    if a.boots < 1 or a.rounds < 1 or a.reps < 1:
+        ap.error("--boots, --rounds, --reps >= 1")
     parts = a.parts.split(",")
-    rc = 0
-    if "startup" in parts:
+    unknown = set(parts) - {"slowdown", "curve", "mixed", "startup"}
+    if unknown:
+        ap.error("unknown part(s) %s" % ",".join(sorted(unknown)))
+    if "curve" in parts and "slowdown" not in parts:
+        ap.error("part curve needs part slowdown (its points' alone phases)")
+    want_startup = "startup" in parts
+    if want_startup:
         parts.remove("startup")
         if "0" not in a.startup_writers.split(","):
             ap.error("--startup-writers needs 0 (the idle baseline of every ratio)")
-        if a.boots < 1 or a.rounds < 1 or a.reps < 1:
-            ap.error("--boots, --rounds, --reps >= 1")
-    else:
-        a.boots = 0
+    rc = 0
     if parts:
         a.parts = ",".join(parts)
         rc = other_parts(a)
-    if a.boots:
+    if want_startup:
         rc = max(rc, startup(a))
     return rc
 
@@ -178,37 +195,46 @@ def startup(a):
 
 
 def other_parts(a):
-    """The parts of smartio-bench.sh, in one boot."""
-
+    """The parts of smartio-bench.sh: --boots boots of --rounds rounds each."""
     outdir = os.path.join(TOP, "build", "bench-smartio")
-    script = guest_script(outdir)
-    append = ("fiobench.parts=%s fiobench.models=%s fiobench.scheds=%s "
-              "fiobench.runtime=%d fiobench.mbps=%d" %
-              (a.parts, a.models, a.scheds, a.runtime, a.mbps))
-    base = os.environ.get("MOBIO_VM_APPEND", "")
-    os.environ["MOBIO_VM_APPEND"] = (base + " " + append).strip()
+    script = guest_script(outdir, a.rounds)
     cmd = ("bench/fio/run-bench.py --kver %s --parts %s --models %s --scheds %s "
-           "--runtime %d --throttle-bps %d --mbps %d" %
-           (a.kver, a.parts, a.models, a.scheds, a.runtime, a.throttle_bps, a.mbps))
+           "--runtime %d --throttle-bps %d --mbps %d --boots %d --rounds %d --seed %d" %
+           (a.kver, a.parts, a.models, a.scheds, a.runtime, a.throttle_bps, a.mbps,
+            a.boots, a.rounds, a.seed))
     print("bench-smartio: %s" % cmd, flush=True)
-
-    run = load_runner(TOP)
-    throttle_data_disk(a.throttle_bps)
-    t0 = time.time()
-    sys.argv = ["run.py", "test", "--kver", a.kver, script]
-    rc = run.main()
-    os.environ["MOBIO_VM_APPEND"] = base
-    events = os.path.join(TOP, "build", "vm", a.kver, "smartio-bench", "events.txt")
-    print("bench-smartio: VM done in %.0f s (rc %d); events in %s" %
-          (time.time() - t0, rc, os.path.relpath(events, TOP)), flush=True)
-
     csv_path = a.csv or os.path.join(HERE, "results", "%s-%s.csv" %
                                      (time.strftime("%Y%m%d"), a.kver))
-    rep = [sys.executable, os.path.join(HERE, "report.py"), "--events", events,
-           "--kver", a.kver, "--cmd", cmd, "--csv", csv_path,
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    base = os.environ.get("MOBIO_VM_APPEND", "")
+    run = load_runner(TOP)
+    throttle_data_disk(a.throttle_bps)
+    events = os.path.join(TOP, "build", "vm", a.kver, "smartio-bench", "events.txt")
+    rc, kept, t_all = 0, [], time.time()
+    for boot in range(1, a.boots + 1):
+        append = ("fiobench.parts=%s fiobench.models=%s fiobench.scheds=%s "
+                  "fiobench.runtime=%d fiobench.mbps=%d fiobench.rounds=%d "
+                  "fiobench.seed=%d fiobench.boot=%d" %
+                  (a.parts, a.models, a.scheds, a.runtime, a.mbps, a.rounds,
+                   a.seed + boot - 1, boot))
+        os.environ["MOBIO_VM_APPEND"] = (base + " " + append).strip()
+        brc, _, dst = run_boot(run, "bench-smartio", a.kver, script, events, csv_path,
+                               boot, a.boots)
+        rc = max(rc, brc)
+        if dst:
+            kept.append(dst)
+    os.environ["MOBIO_VM_APPEND"] = base
+    if not kept:
+        print("bench-smartio: no boot left events", file=sys.stderr)
+        return 1
+    print("bench-smartio: %d boot(s) in %.0f s" % (a.boots, time.time() - t_all), flush=True)
+    rep = [sys.executable, os.path.join(HERE, "report.py"), "--kver", a.kver,
+           "--cmd", cmd, "--csv", csv_path,
            "--md", os.path.join(a.out, "smartio-results.md"),
            "--png", os.path.join(a.out, "smartio-bench.png"),
            "--throttle-bps", str(a.throttle_bps)]
+    for e in kept:
+        rep += ["--events", e]
     return max(rc, subprocess.call(rep))
 
 

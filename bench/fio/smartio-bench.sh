@@ -1,20 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# SmartIO benchmark, guest side (bench/fio/run-bench.py boots it): every
-# scheduler side by side on the same device models in one boot.
+# SmartIO benchmark, guest side (bench/fio/run-bench.py boots it once per
+# boot): every scheduler side by side on the same device models, ROUNDS
+# rounds per boot, the configs of each round in an order shuffled by
+# (SEED, BOOT, round), so no scheduler always runs first or after another.
 #
 #  slowdown  1 reader (4 KiB psync) + 1 writer (WBS, WQD in flight), seq and
-#            random: each alone, then together; latency mean and p99
-#  curve     smartio's trade-off: the same pair under fixed write rates
-#            (controller off; 0: no limit) and under other controller targets
+#            random: each alone, then together; latency mean and p99. The
+#            configs of SCHEDS run all three phases; the points of the
+#            trade-off curve (POINTS: the peers' tuned points, smartio under
+#            fixed write rates with its controller off (0: no limit) and
+#            under other controller targets) run only "together" and take
+#            the alone phases of their scheduler in the same round.
 #  mixed     MIX_MB of I/O, 10..90% of it random reads, the rest writes,
-#            both at once: time until both are done
-#  launch    cold "app launch": drop caches, read LAUNCH_FILES files of
-#            LAUNCH_KB on ext2, alone and beside a writer
+#            both at once: time until both are done (nullb model)
 #
 # Every result is a "CSV,..." note on the result channel (report.py turns
-# them into the CSV, the table and the chart). Parameters come from the
+# them into the CSV, the tables and the charts). Parameters come from the
 # kernel command line (fiobench.<key>=<value>, see run-bench.py).
+#
+#   CSV,params,k=v,...
+#   CSV,lat,boot,round,model,label,pattern,phase,r_mean,r_p99,r_ios,w_mean,w_p99,w_ios,w_kib_s
+#   CSV,mixed,boot,round,model,sched,read_pct,ms,r_mean,w_mean,r_ios,w_ios
+#   CSV,smartio,boot,round,model,label,pattern,<debugfs stats>
 # vm-kmod: null_blk kyber-iosched bfq
 # vm-bin: /usr/bin/fio
 # vm-disk: data 512M
@@ -29,14 +37,17 @@ opt() { # KEY DEFAULT
 }
 MODELS=$(opt models nullb,virtio | tr ',' ' ')
 SCHEDS=$(opt scheds none,mq-deadline,kyber,bfq,smartio | tr ',' ' ')
-PARTS=$(opt parts slowdown,curve,mixed,launch | tr ',' ' ')
+PARTS=$(opt parts slowdown,curve,mixed | tr ',' ' ')
 RUNTIME=$(opt runtime 8)
 WBS=$(opt wbs 128k)
 WQD=$(opt wqd 16)
 MBPS=$(opt mbps 16)
 MIX_MB=$(opt mix_mb 32)
-LAUNCH_FILES=$(opt launch_files 24)
-LAUNCH_KB=$(opt launch_kb 256)
+ROUNDS=$(opt rounds 2)
+SEED=$(opt seed 1)
+BOOT=$(opt boot 1)
+RATES="1024 2048 4096 8192 16384 0"	# curve: write_rate_kbps, controller off
+TARGETS="110 200 400"			# curve: target_slowdown_pct
 JOBS=/usr/local/bin
 export WBS WQD RUNTIME
 
@@ -89,84 +100,52 @@ run_pair() {
 	esac
 }
 
-# slowdown MODEL DEV SCHED LABEL: the three phases of both patterns, one
-# CSV line per phase: CSV,lat,model,label,pattern,phase,r_mean,r_p99,r_ios,
-# w_mean,w_p99,w_ios,w_kib_s
+# slowdown MODEL DEV CONFIG ROUND: the phases of both patterns under CONFIG
+# (sched_config), one CSV,lat line per phase; PHASES (default: read write
+# both) chooses them
 slowdown() {
-	local model=$1 dev=$2 sched=$3 label=$4 pat phase f
-	for pat in ${PATTERNS:-seq rand}; do
-		sched_set "${dev#/dev/}" none
-		sched_set "${dev#/dev/}" "$sched" || { fail "${model}_${label}_sched" "no $sched"; return; }
-		[ -n "$TUNE" ] && eval "$TUNE"
+	local model=$1 dev=$2 c=$3 r=$4 pat phase f
+	for pat in $(order_shuffle "p$r$c" seq rand); do
+		sched_config "${dev#/dev/}" "$c" || { fail "${model}_${c}_config" "cannot set up $c"; return; }
 		for phase in ${PHASES:-read write both}; do
-			f=/tmp/$model-$label-$pat-$phase.json
+			f=/tmp/$model-$pat-$phase.json
 			run_pair "$dev" $pat $phase "$f"
-			note "CSV,lat,$model,$label,$pat,$phase,$(fio_get "$f" reader read mean_us),$(fio_get "$f" reader read p99_us),$(fio_get "$f" reader read ios),$(fio_get "$f" writer write mean_us),$(fio_get "$f" writer write p99_us),$(fio_get "$f" writer write ios),$(fio_get "$f" writer write kib_s)"
+			note "CSV,lat,$BOOT,$r,$model,$c,$pat,$phase,$(fio_get "$f" reader read mean_us),$(fio_get "$f" reader read p99_us),$(fio_get "$f" reader read ios),$(fio_get "$f" writer write mean_us),$(fio_get "$f" writer write p99_us),$(fio_get "$f" writer write ios),$(fio_get "$f" writer write kib_s)"
 		done
-		if [ "$sched" = smartio ]; then
-			note "CSV,smartio,$model,$label,$pat,$(tr '\n' ' ' </sys/kernel/debug/block/${dev#/dev/}/sched/stats)"
+		if [ "${c%%@*}" = smartio ]; then
+			note "CSV,smartio,$BOOT,$r,$model,$c,$pat,$(tr '\n' ' ' </sys/kernel/debug/block/${dev#/dev/}/sched/stats)"
 		fi
 	done
 }
 
-# the trade-off curve: smartio under other throttles, alone phases shared
-curve() {
-	local model=$1 dev=$2 io=/sys/block/${2#/dev/}/queue/iosched r t
-	for r in 1024 2048 4096 8192 16384 0; do
-		TUNE="echo 0 >$io/controller; echo $r >$io/write_rate_kbps" \
-			PHASES=both slowdown "$model" "$dev" smartio "smartio-rate${r}k"
+# points: the configs of the trade-off curve (see the header)
+points() {
+	local s x
+	for s in $SCHEDS; do
+		case $s in
+		mq-deadline | kyber | bfq) echo "$s-tuned" ;;
+		esac
 	done
-	for t in 110 200 400; do
-		TUNE="echo $t >$io/target_slowdown_pct" PHASES=both \
-			slowdown "$model" "$dev" smartio "smartio-target$t"
-	done
+	for x in $RATES; do echo "smartio@controller=0+write_rate_kbps=$x"; done
+	for x in $TARGETS; do echo "smartio@target_slowdown_pct=$x"; done
 }
 
-# mixed MODEL DEV SCHED: CSV,mixed,model,sched,read_pct,ms,r_mean,w_mean,r_ios,w_ios
+# mixed MODEL DEV SCHED ROUND: CSV,mixed,boot,round,model,sched,read_pct,ms,r_mean,w_mean,r_ios,w_ios
 mixed() {
-	local model=$1 dev=$2 sched=$3 pct t0 t1 rb wb f
-	sched_set "${dev#/dev/}" none
-	sched_set "${dev#/dev/}" "$sched"
-	for pct in 10 20 30 40 50 60 70 80 90; do
+	local model=$1 dev=$2 sched=$3 r=$4 pct t0 t1 rb wb f
+	sched_config "${dev#/dev/}" "$sched" || { fail "mixed_${sched}_config" "cannot set up $sched"; return; }
+	for pct in $(order_shuffle "m$r$sched" 10 20 30 40 50 60 70 80 90); do
 		rb=$((MIX_MB * 1024 * pct / 100))k
 		wb=$((MIX_MB * 1024 * (100 - pct) / 100))k
-		f=/tmp/mixed-$model-$sched-$pct.json
+		f=/tmp/mixed-$model-$pct.json
 		t0=$(now_ms)
 		DEV=$dev READ_BYTES=$rb WRITE_BYTES=$wb fio --output-format=json $JOBS/mixed.fio >"$f"
 		t1=$(now_ms)
-		note "CSV,mixed,$model,$sched,$pct,$((t1 - t0)),$(fio_get "$f" reader read mean_us),$(fio_get "$f" writer write mean_us),$(fio_get "$f" reader read ios),$(fio_get "$f" writer write ios)"
+		note "CSV,mixed,$BOOT,$r,$model,$sched,$pct,$((t1 - t0)),$(fio_get "$f" reader read mean_us),$(fio_get "$f" writer write mean_us),$(fio_get "$f" reader read ios),$(fio_get "$f" writer write ios)"
 	done
 }
 
-# launch MODEL DEV SCHED: CSV,launch,model,sched,alone_ms,beside_writer_ms (medians of 3)
-launch_once() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	# buffered reads of every file in turn, page cache dropped first
-	fio --name=launch --filename="$APP_FILES" --rw=read --bs=128k \
-		--ioengine=psync --invalidate=1 --file_service_type=sequential \
-		--size=$((LAUNCH_FILES * LAUNCH_KB))k --output-format=json >/tmp/launch.json
-	fio_get /tmp/launch.json launch read runtime_ms
-}
-median3() { echo "$1 $2 $3" | tr ' ' '\n' | sort -n | sed -n 2p; }
-launch() {
-	local model=$1 d=$2 sched=$3 a b c w
-	sched_set "$d" none
-	sched_set "$d" "$sched"
-	a=$(launch_once); b=$(launch_once); c=$(launch_once)
-	alone=$(median3 $a $b $c)
-	fio --name=bg --filename=/mnt/bg --size=48M --direct=1 --ioengine=libaio \
-		--iodepth=$WQD --bs=$WBS --rw=write --time_based --runtime=600 \
-		>/dev/null 2>&1 &
-	w=$!
-	sleep 2
-	a=$(launch_once); b=$(launch_once); c=$(launch_once)
-	kill $w
-	wait $w 2>/dev/null
-	note "CSV,launch,$model,$sched,$alone,$(median3 $a $b $c)"
-}
-
-note "CSV,params,kernel=$(uname -r),runtime_s=$RUNTIME,writer_bs=$WBS,writer_qd=$WQD,nullb_mbps=$MBPS,mix_mb=$MIX_MB,launch=${LAUNCH_FILES}x${LAUNCH_KB}KiB"
+note "CSV,params,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,runtime_s=$RUNTIME,writer_bs=$WBS,writer_qd=$WQD,nullb_mbps=$MBPS,mix_mb=$MIX_MB,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE"
 for model in $MODELS; do
 	case $model in
 	nullb)
@@ -180,37 +159,30 @@ for model in $MODELS; do
 		note "CSV,model,virtio,virtio-blk raw image with QEMU throttling.bps-total (see run-bench.py)"
 		;;
 	esac
-	for part in $PARTS; do
-		case $part in
-		slowdown)
-			for s in $SCHEDS; do slowdown $model "$dev" $s $s; done ;;
-		curve)
-			[ $model = nullb ] && curve $model "$dev" ;;
-		mixed)
-			[ $model = nullb ] && for s in $SCHEDS; do mixed $model "$dev" $s; done ;;
-		esac
-	done
-	sched_set "${dev#/dev/}" none
+	eval "DEV_$model=$dev"
 done
 
-case " $PARTS " in
-*" launch "*)
-	nullb_make nullb9 size=160 memory_backed=1 queue_mode=2 submit_queues=1 \
-		hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS >/dev/null
-	mke2fs -q /dev/nullb9 >/dev/null
-	mkdir -p /mnt
-	mount -t ext2 /dev/nullb9 /mnt
-	mkdir -p /mnt/app
-	i=0
-	while [ $i -lt "$LAUNCH_FILES" ]; do
-		dd if=/dev/urandom of=/mnt/app/lib$i.so bs=1k count="$LAUNCH_KB" 2>/dev/null
-		i=$((i + 1))
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	for model in $(order_shuffle "d$r" $MODELS); do
+		eval "dev=\$DEV_$model"
+		work=
+		case " $PARTS " in *" slowdown "*) work="$work $(echo $SCHEDS | sed 's/[^ ]*/slowdown:&/g')" ;; esac
+		case " $PARTS " in *" curve "*)
+			[ $model = nullb ] && work="$work $(points | sed 's/^/curve:/')" ;; esac
+		case " $PARTS " in *" mixed "*)
+			[ $model = nullb ] && work="$work $(echo $SCHEDS | sed 's/[^ ]*/mixed:&/g')" ;; esac
+		log "round $r model $model: $(echo $work | wc -w) configs"
+		for j in $(order_shuffle "j$r$model" $work); do
+			case $j in
+			slowdown:*) slowdown $model "$dev" "${j#*:}" $r ;;
+			curve:*) PHASES=both slowdown $model "$dev" "${j#*:}" $r ;;
+			mixed:*) mixed $model "$dev" "${j#*:}" $r ;;
+			esac
+		done
+		sched_set "${dev#/dev/}" none
 	done
-	sync
-	APP_FILES=$(ls /mnt/app/* | tr '\n' ':' | sed 's/:$//')
-	for s in $SCHEDS; do launch nullb-ext2 nullb9 $s; done
-	umount /mnt
-	;;
-esac
+	r=$((r + 1))
+done
 pass bench_done
 finish

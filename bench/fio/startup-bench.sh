@@ -55,11 +55,13 @@ BOOT=$(opt boot 1)
 MBPS=$(opt mbps 16)
 WAKE_S=$(opt wake_s 5)
 WARM_S=$(opt warm_s 2)
-KYBER_READ_LAT=$(opt kyber_read_lat_nsec 500000)
-DL_READ_EXPIRE=$(opt dl_read_expire 100)
-DL_WRITES_STARVED=$(opt dl_writes_starved 4)
-BFQ_SLICE_IDLE=$(opt bfq_slice_idle 0)
-SIO_TARGET_PCT=$(opt smartio_target_pct 130)
+# the tuned points: smartio-lib.sh's defaults unless the command line says
+. /mobio/tests/smartio-lib.sh
+KYBER_READ_LAT=$(opt kyber_read_lat_nsec "$KYBER_READ_LAT")
+DL_READ_EXPIRE=$(opt dl_read_expire "$DL_READ_EXPIRE")
+DL_WRITES_STARVED=$(opt dl_writes_starved "$DL_WRITES_STARVED")
+BFQ_SLICE_IDLE=$(opt bfq_slice_idle "$BFQ_SLICE_IDLE")
+SIO_TARGET_PCT=$(opt smartio_target_pct "$SIO_TARGET_PCT")
 TRACE=$(opt trace 0)
 TRACEFS=/sys/kernel/tracing
 APP=/mnt/app
@@ -68,59 +70,28 @@ kmod_load null_blk nr_devices=0
 kmod_load ext4
 command insmod /kmod/kyber_iosched.ko
 command insmod /kmod/bfq.ko
-[ -d /sys/module/smartio_iosched ] || insmod /mobio/smartio-iosched.ko
-
-sched_set() { # DEV NAME
-	echo "$2" >"/sys/block/$1/queue/scheduler" 2>/dev/null &&
-		grep -q "\[$2\]" "/sys/block/$1/queue/scheduler"
-}
+smartio_load
 
 # config DEV NAME: the scheduler of config NAME at its settings. NAME is a
-# scheduler, its -tuned point, SCHED@TUNABLE=VALUE[+TUNABLE=VALUE...] (a
-# point of a sweep, e.g. smartio@read_idle_us=100000), or apart; any of them
-# may end in :pinned. WDEV: the writers' device, DEV but for apart; APP_PIN,
+# config of sched_config (smartio-lib.sh) or apart; either may end in
+# :pinned. WDEV: the writers' device, DEV but for apart; APP_PIN,
 # WRITER_PIN: the taskset command the apps and the writers run under (empty:
 # unpinned; a word list, expanded unquoted, so that a writer's $! is fio's pid)
 config() {
-	local d=$1 c=${2%:pinned} s io=/sys/block/$1/queue/iosched kv
-	s=${c%%@*}
-	s=${s%-tuned}
+	local d=$1 c=${2%:pinned}
 	WDEV=$d
 	APP_PIN= WRITER_PIN=
 	if [ "$c" != "$2" ]; then
 		[ "$(nproc)" -ge 2 ] || return 1
 		APP_PIN="taskset -c 0" WRITER_PIN="taskset -c 1-$(($(nproc) - 1))"
 	fi
-	sched_set "$d" none
 	if [ "$c" = apart ]; then
+		sched_set "$d" none
 		[ -b "/dev/$APART_DEV" ] || return 1
 		WDEV=$APART_DEV
 		return 0
 	fi
-	sched_set "$d" "$s" || return 1
-	case $c in
-	*@*)
-		for kv in $(echo "${c#*@}" | tr '+' ' '); do
-			echo "${kv#*=}" >"$io/${kv%%=*}" || return 1
-		done ;;
-	kyber-tuned) echo "$KYBER_READ_LAT" >$io/read_lat_nsec ;;
-	mq-deadline-tuned)
-		echo "$DL_READ_EXPIRE" >$io/read_expire
-		echo "$DL_WRITES_STARVED" >$io/writes_starved ;;
-	bfq-tuned)
-		echo 1 >$io/low_latency
-		echo "$BFQ_SLICE_IDLE" >$io/slice_idle ;;
-	smartio-tuned) echo "$SIO_TARGET_PCT" >$io/target_slowdown_pct ;;
-	esac
-}
-
-# shuffle TAG WORD...: the words in a random order seeded by (SEED, BOOT, TAG)
-shuffle() {
-	local tag=$1
-	shift
-	echo "$@" | tr ' ' '\n' | awk -v s="$SEED$BOOT$tag" '
-		BEGIN { srand(s % 2147483647) } { print rand() "\t" $0 }' |
-		sort -n | cut -f 2 | tr '\n' ' '
+	sched_config "$d" "$c"
 }
 
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
@@ -288,7 +259,7 @@ cell() {
 	t0=$(now_ms)
 	rep=1
 	while [ $rep -le "$REPS" ]; do
-		for a in $(shuffle "$r$c$lvl$rep" $APPS); do
+		for a in $(order_shuffle "$r$c$lvl$rep" $APPS); do
 			POS=$((POS + 1))
 			out=$(app_run $a)
 			set -- $out
@@ -386,13 +357,13 @@ for model in $MODELS; do
 	done
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
-		for c in $(shuffle "c$r" $CONFIGS); do
+		for c in $(order_shuffle "c$r" $CONFIGS); do
 			if [ "${c%:pinned}" = apart ] && [ -z "$APART_DEV" ]; then
 				log "model $model: no second device, config apart skipped"
 				continue
 			fi
 			config $dev $c || { fail "startup_${model}_$c" "cannot set up $c"; continue; }
-			for lvl in $(shuffle "w$r$c" $WRITERS); do
+			for lvl in $(order_shuffle "w$r$c" $WRITERS); do
 				cell $model $dev $r $c $lvl
 			done
 			case $c in apart | *:pinned) ;; *) wake $model $dev $r $c ;; esac

@@ -35,7 +35,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from guest_csv import parse  # noqa: E402
+from guest_csv import parse, splice_section  # noqa: E402
 
 import stats  # noqa: E402
 
@@ -466,18 +466,6 @@ def markdown(d, a, png):
     return "\n".join(L) + "\n"
 
 
-def splice(path, section):
-    old = open(path).read() if os.path.exists(path) else ""
-    if BEGIN in old and END in old:
-        i, j = old.index(BEGIN), old.index(END) + len(END)
-        new = old[:i] + section.rstrip("\n") + old[j:]
-    else:
-        new = old.rstrip("\n") + ("\n\n" if old else "") + section
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(new)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -503,7 +491,7 @@ def main():
     md = markdown(d, a, a.png if ok else None)
     print(md)
     if a.md:
-        splice(a.md, md)
+        splice_section(a.md, BEGIN, END, md)
         print("startup_report: section in %s" % a.md)
     return 0
 

@@ -4,6 +4,9 @@
 #   smartio_load                 insmod smartio-iosched.ko (once)
 #   sched_set DEV NAME           echo NAME > /sys/block/DEV/queue/scheduler; 0 if it took
 #   sched_now DEV                the scheduler in use ("smartio")
+#   sched_config DEV NAME        a benchmark config: a scheduler, its -tuned point or
+#                                SCHED@TUNABLE=V[+TUNABLE=V...]
+#   order_shuffle TAG WORD...    the words in a random order seeded by SEED, BOOT, TAG
 #   smartio_stat DEV NAME        one counter from debugfs block/DEV/sched/stats
 #   check_ok NAME CMD...         pass if CMD exits 0, else fail with its output
 #   check_ge NAME MIN VALUE      pass if VALUE >= MIN
@@ -29,6 +32,59 @@ sched_set() {
 
 sched_now() {
 	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/queue/scheduler"
+}
+
+# The peers' tuned points of the benchmarks (bench/fio): a user's first
+# move for each scheduler beside writers; the scripts may set them from
+# their kernel command line options first.
+: "${KYBER_READ_LAT:=500000}"	# kyber read_lat_nsec (default 2 ms)
+: "${DL_READ_EXPIRE:=100}"	# mq-deadline read_expire, ms (default 500)
+: "${DL_WRITES_STARVED:=4}"	# mq-deadline writes_starved (default 2)
+: "${BFQ_SLICE_IDLE:=0}"	# bfq slice_idle with low_latency 1 (default 8 ms)
+: "${SIO_TARGET_PCT:=130}"	# smartio target_slowdown_pct
+
+# sched_config DEV NAME: DEV on the scheduler of config NAME at its settings.
+# NAME is a scheduler, its -tuned point (the values above), or
+# SCHED@TUNABLE=VALUE[+TUNABLE=VALUE...] (a point of a sweep, e.g.
+# smartio@target_slowdown_pct=200). The scheduler is switched through none,
+# so every config starts from the scheduler's defaults. 1 if refused.
+sched_config() {
+	local d=$1 c=$2 s io=/sys/block/$1/queue/iosched kv
+	s=${c%%@*}
+	s=${s%-tuned}
+	sched_set "$d" none
+	sched_set "$d" "$s" || return 1
+	case $c in
+	*@*)
+		for kv in $(echo "${c#*@}" | tr '+' ' '); do
+			echo "${kv#*=}" >"$io/${kv%%=*}" || return 1
+		done ;;
+	kyber-tuned) echo "$KYBER_READ_LAT" >$io/read_lat_nsec ;;
+	mq-deadline-tuned)
+		echo "$DL_READ_EXPIRE" >$io/read_expire &&
+			echo "$DL_WRITES_STARVED" >$io/writes_starved ;;
+	bfq-tuned)
+		echo 1 >$io/low_latency && echo "$BFQ_SLICE_IDLE" >$io/slice_idle ;;
+	smartio-tuned) echo "$SIO_TARGET_PCT" >$io/target_slowdown_pct ;;
+	esac
+}
+
+# order_shuffle TAG WORD...: the words in a random order, seeded by SEED and
+# BOOT (the caller's globals) and TAG: the same run gives the same orders,
+# every round and boot a different one. The seed string is hashed: awk's
+# srand() of "12c3" would take its numeric prefix, 12, and lose the tag.
+order_shuffle() {
+	local tag=$1
+	shift
+	echo "$@" | tr ' ' '\n' | awk -v s="$SEED/$BOOT/$tag" \
+		-v chars='0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/:@=+-_.,' '
+		BEGIN {
+			for (i = 1; i <= length(s); i++)
+				h = (h * 131 + index(chars, substr(s, i, 1)) + 1) % 2147483647
+			srand(h)
+		}
+		NF { print rand() "\t" $0 }' |
+		sort -n | cut -f 2 | tr '\n' ' '
 }
 
 smartio_stat() {
