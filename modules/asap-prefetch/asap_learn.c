@@ -378,6 +378,7 @@ static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 			  u32 seq)
 {
 	bool by_worker = f->kind == ASAP_LOG_ANON_PREPAGED;
+	bool miss = f->kind == ASAP_LOG_ANON, count_miss;
 	unsigned long vpn = f->key >> PAGE_SHIFT, val, nv = 0;
 	enum asap_act act;
 	void *e;
@@ -386,13 +387,14 @@ static void asap_log_anon(struct asap_app *app, const struct asap_fault *f,
 		return;		/* a worker's that brought nothing in */
 	e = xa_load(&app->anon, vpn);
 	val = e ? xa_to_value(e) : 0;
-	act = asap_anon_fault(!!e, val, by_worker, asap_anon_timeout, seq, &nv);
+	act = asap_anon_fault(!!e, val, by_worker, miss, asap_anon_timeout,
+			      seq, &nv, &count_miss);
 	if (act == ASAP_ACT_NONE)
 		return;		/* a page counts once per window */
 	if (by_worker) {
 		atomic64_inc(&app->k[ASAP_ANON].prepaged);
 		atomic64_add(PAGE_SIZE, &app->read_bytes);
-	} else if (f->kind != ASAP_LOG_ANON_MINOR) {
+	} else if (count_miss) {
 		atomic64_inc(&app->k[ASAP_ANON].faults);
 		if (val & ASAP_E_TABLE)
 			atomic64_inc(&app->k[ASAP_ANON].faults_late);

@@ -287,12 +287,12 @@ static bool asap_swap_fault_kind(struct asap_window *w, struct vm_fault *vmf,
  * reader's kind (app or worker) confirm the match, so a hash collision or
  * a readahead neighbour's read only loses an upgrade, never marks another
  * page or the other kind. A retried fault is logged again at its retry;
- * the learner counts a page once per window, by its first entry: the one
- * that read it, unless another thread of the app faulted the same page
- * first and waited for that read (it then counts as a hit). A read that
- * a concurrent fault or worker issued first leaves the fault a swap-cache
- * hit: it waited for that read. Workers log their swap-cache hits too
- * (the learner ignores them); they are at most the pages they prepage.
+ * the learner counts a page once per window, and its miss once even when
+ * another thread's wait for that read was logged first (asap_anon_fault()).
+ * A read that a concurrent fault or worker issued first leaves the fault a
+ * swap-cache hit: it waited for that read. Workers log their swap-cache
+ * hits too (the learner ignores them); they are at most the pages they
+ * prepage.
  *
  * swapin_kretprobe=1 uses the method before 2026-12-07 instead, kept so
  * that the overhead benchmark can compare the two in one run: a kretprobe

@@ -60,6 +60,7 @@
 #define ASAP_E_NEW	BIT(11)		/* anon: entered in this window */
 #define ASAP_E_USED	BIT(12)		/* anon: accessed bit seen; file: mapped at close */
 #define ASAP_E_GAP	BIT(13)		/* file: only read as a merged gap */
+#define ASAP_E_MISS	BIT(14)		/* anon: counted as a miss this window */
 #define ASAP_E_FIRST	GENMASK(47, 16)	/* first-use order in the last window */
 /* recall: windows in a row without a fault or a use (below k, not saved) */
 #define ASAP_E_IDLE	GENMASK(55, 48)
@@ -243,23 +244,32 @@ static inline enum asap_act asap_file_sweep(unsigned long val, bool used,
  * @present: the page has an entry
  * @val: its value (ignored when !@present)
  * @by_worker: a prepaging worker faulted it in, not the app
+ * @miss: the app's fault read the page (not a swap-cache hit)
  * @timeout: windows a new entry lives without access (anon_timeout)
  * @seq: the fault's place in the log
  * @nv: the value to add or set
+ * @count_miss: set when the fault is to be counted as a miss
  *
  * A page counts once per window (a fault may be retried when the mmap or
- * folio lock was dropped): the app's first fault sets ASAP_E_SEEN, a
- * worker's first sets ASAP_E_PREPAGED; an unknown page the app faults
- * becomes a new candidate. A worker never adds a page.
+ * folio lock was dropped): the app's first fault sets ASAP_E_SEEN and its
+ * first-use order, a worker's first sets ASAP_E_PREPAGED; an unknown page
+ * the app faults becomes a new candidate. A worker never adds a page.
+ * The miss is counted apart, once per window (ASAP_E_MISS): when two
+ * threads fault a page at once, the one that waited for the other's read
+ * may be logged first, as a swap-cache hit, and the reader's miss after it.
  * Context: any.
  * Return: ASAP_ACT_ADD, ASAP_ACT_SET (with @nv), or ASAP_ACT_NONE when the
- * fault is not counted.
+ * entry does not change.
  */
 static inline enum asap_act asap_anon_fault(bool present, unsigned long val,
-					    bool by_worker,
+					    bool by_worker, bool miss,
 					    unsigned int timeout, u32 seq,
-					    unsigned long *nv)
+					    unsigned long *nv,
+					    bool *count_miss)
 {
+	unsigned long m = miss ? ASAP_E_MISS : 0;
+
+	*count_miss = false;
 	if (by_worker) {
 		if (!present || (val & ASAP_E_PREPAGED))
 			return ASAP_ACT_NONE;
@@ -267,14 +277,20 @@ static inline enum asap_act asap_anon_fault(bool present, unsigned long val,
 		return ASAP_ACT_SET;
 	}
 	if (!present) {
-		*nv = ASAP_E_SEEN | ASAP_E_NEW |
+		*nv = ASAP_E_SEEN | ASAP_E_NEW | m |
 		      FIELD_PREP(ASAP_E_COUNT, timeout) |
 		      FIELD_PREP(ASAP_E_FIRST, seq);
+		*count_miss = miss;
 		return ASAP_ACT_ADD;
 	}
-	if (val & ASAP_E_SEEN)
-		return ASAP_ACT_NONE;
-	*nv = asap_e_first(val | ASAP_E_SEEN, seq);
+	*count_miss = miss && !(val & ASAP_E_MISS);
+	if (val & ASAP_E_SEEN) {
+		if (!*count_miss)
+			return ASAP_ACT_NONE;
+		*nv = val | ASAP_E_MISS;
+		return ASAP_ACT_SET;
+	}
+	*nv = asap_e_first(val | ASAP_E_SEEN | m, seq);
 	return ASAP_ACT_SET;
 }
 
@@ -307,7 +323,7 @@ static inline enum asap_act asap_anon_sweep(unsigned long val,
 					    enum asap_use *use)
 {
 	unsigned long n = val & ~(ASAP_E_SEEN | ASAP_E_NEW | ASAP_E_PREPAGED |
-				  ASAP_E_USED);
+				  ASAP_E_USED | ASAP_E_MISS);
 	unsigned long t = FIELD_GET(ASAP_E_COUNT, val);
 
 	*use = ASAP_USE_NONE;
@@ -423,7 +439,7 @@ static inline enum asap_act asap_anon_sweep_recall(unsigned long val,
 						   enum asap_use *use)
 {
 	unsigned long n = val & ~(ASAP_E_SEEN | ASAP_E_NEW | ASAP_E_PREPAGED |
-				  ASAP_E_USED | ASAP_E_IDLE);
+				  ASAP_E_USED | ASAP_E_MISS | ASAP_E_IDLE);
 	bool active = val & (ASAP_E_SEEN | ASAP_E_USED);
 	unsigned long idle;
 

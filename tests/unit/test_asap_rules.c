@@ -53,6 +53,8 @@ struct table {
 	unsigned int hits;	/* prepaged pages used, over all windows */
 	unsigned int unused;	/* prepaged pages not used */
 	unsigned int faults;	/* faults counted (once per page and window) */
+	/* anon: log entry i read its page (NULL: every entry did) */
+	const bool *log_miss;
 };
 
 static void apply(struct table *t, unsigned int p, enum asap_act act,
@@ -143,19 +145,22 @@ static void anon_window(struct table *t, const unsigned int *log,
 	enum asap_use use;
 	enum asap_act act;
 	unsigned int i, p;
+	bool count;
 
 	for (p = 0; p < NP && prepaged; p++) {
 		if (!prepaged[p])
 			continue;
-		act = asap_anon_fault(t->present[p], t->val[p], true, TIMEOUT,
-				      0, &nv);
+		act = asap_anon_fault(t->present[p], t->val[p], true, false,
+				      TIMEOUT, 0, &nv, &count);
+		assert_false(count);
 		apply(t, p, act, nv);
 	}
 	for (i = 0; i < n; i++) {
 		p = log[i];
-		act = asap_anon_fault(t->present[p], t->val[p], false, TIMEOUT,
-				      i, &nv);
-		if (act != ASAP_ACT_NONE)
+		act = asap_anon_fault(t->present[p], t->val[p], false,
+				      !t->log_miss || t->log_miss[i], TIMEOUT,
+				      i, &nv, &count);
+		if (count)
 			t->faults++;
 		apply(t, p, act, nv);
 	}
@@ -613,6 +618,7 @@ static void anon_prepaged_hits_and_ageing(void **state)
 	bool prepaged[NP] = { 0 }, young[NP] = { 0 };
 	struct table t = { 0 };
 	unsigned long nv = 0;
+	bool count;
 
 	(void)state;
 	anon_window(&t, log, 2, NULL, NULL);
@@ -630,7 +636,60 @@ static void anon_prepaged_hits_and_ageing(void **state)
 	assert_true(in_table(&t, 4));
 
 	assert_int_equal(asap_anon_fault(true, t.val[3] | ASAP_E_PREPAGED,
-					 true, TIMEOUT, 0, &nv), ASAP_ACT_NONE);
+					 true, false, TIMEOUT, 0, &nv, &count),
+			 ASAP_ACT_NONE);
+	assert_false(count);
+}
+
+/*
+ * Two threads fault one page at once: the one that waits for the other's
+ * swap read is logged as a swap-cache hit, and may be logged first. The
+ * reader's miss after it still counts, once; the first-use order stays the
+ * first entry's; the next window counts again.
+ */
+static void anon_miss_after_hit_counts_once(void **state)
+{
+	unsigned long val, nv = 0;
+	enum asap_use use;
+	bool count;
+
+	(void)state;
+	assert_int_equal(asap_anon_fault(false, 0, false, false, TIMEOUT, 5,
+					 &nv, &count), ASAP_ACT_ADD);
+	assert_false(count);
+	val = nv;
+	assert_int_equal(asap_anon_fault(true, val, false, true, TIMEOUT, 6,
+					 &nv, &count), ASAP_ACT_SET);
+	assert_true(count);
+	assert_true(nv & ASAP_E_MISS);
+	assert_int_equal(FIELD_GET(ASAP_E_FIRST, nv), 5);
+	val = nv;
+	assert_int_equal(asap_anon_fault(true, val, false, true, TIMEOUT, 7,
+					 &nv, &count), ASAP_ACT_NONE);
+	assert_false(count);
+	assert_int_equal(asap_anon_fault(true, val, false, false, TIMEOUT, 8,
+					 &nv, &count), ASAP_ACT_NONE);
+	assert_false(count);
+
+	/* both sweeps end the window's miss */
+	assert_int_equal(asap_anon_sweep(val, TIMEOUT, &nv, &use), ASAP_ACT_SET);
+	assert_false(nv & ASAP_E_MISS);
+	assert_int_equal(asap_anon_sweep_recall(val, TIMEOUT, 1, &nv, &use),
+			 ASAP_ACT_SET);
+	assert_false(nv & ASAP_E_MISS);
+	val = nv;
+	assert_int_equal(asap_anon_fault(true, val, false, true, TIMEOUT, 1,
+					 &nv, &count), ASAP_ACT_SET);
+	assert_true(count);
+
+	/* a miss logged first, then the waiter's hit: one miss */
+	assert_int_equal(asap_anon_fault(false, 0, false, true, TIMEOUT, 0,
+					 &nv, &count), ASAP_ACT_ADD);
+	assert_true(count);
+	val = nv;
+	assert_int_equal(asap_anon_fault(true, val, false, false, TIMEOUT, 1,
+					 &nv, &count), ASAP_ACT_NONE);
+	assert_false(count);
 }
 
 /* The accessed bit is looked at for table and prepaged pages only. */
@@ -657,13 +716,15 @@ static void anon_young_only_table_or_prepaged(void **state)
  * Random access patterns, against the rules in plain counts: a page has an
  * entry iff it was faulted and faulted again less than TIMEOUT windows ago
  * (no prepaging here); it is in the table iff it was faulted in two
- * windows of the entry's life.
+ * windows of the entry's life. Some entries are swap-cache hits (another
+ * thread's read), in any order with the misses: the misses counted are
+ * the pages with at least one miss entry, once per window.
  */
 static void anon_random_patterns_match_rules(void **state)
 {
-	unsigned int round, w, p, n, log[2 * NP];
+	unsigned int round, w, p, n, log[2 * NP], misses = 0;
 	unsigned int since[NP], windows[NP];
-	bool alive[NP];
+	bool alive[NP], miss[2 * NP];
 	struct table t;
 
 	(void)state;
@@ -671,22 +732,31 @@ static void anon_random_patterns_match_rules(void **state)
 	for (round = 0; round < 200; round++) {
 		memset(&t, 0, sizeof(t));
 		memset(alive, 0, sizeof(alive));
+		t.log_miss = miss;
+		misses = 0;
 		for (w = 0; w < 30; w++) {
 			n = 0;
 			for (p = 0; p < NP; p++) {
 				if ((unsigned int)rand() % NP >= p)
 					continue;
+				miss[n] = rand() % 3;
 				log[n++] = p;
-				if (rand() % 4 == 0)
-					log[n++] = p;	/* a retried fault */
+				if (rand() % 4 == 0) {
+					/* a retried fault or another thread's */
+					miss[n] = rand() % 3;
+					log[n++] = p;
+				}
 			}
 			anon_window(&t, log, n, NULL, NULL);
 			for (p = 0; p < NP; p++) {
-				bool hit = false;
+				bool hit = false, read = false;
 				unsigned int i;
 
-				for (i = 0; i < n; i++)
+				for (i = 0; i < n; i++) {
 					hit |= log[i] == p;
+					read |= log[i] == p && miss[i];
+				}
+				misses += read;
 				if (hit) {
 					windows[p] = alive[p] ? windows[p] + 1 : 1;
 					since[p] = 0;
@@ -701,6 +771,9 @@ static void anon_random_patterns_match_rules(void **state)
 						 alive[p] && windows[p] >= 2,
 						 t.present[p], in_table(&t, p));
 			}
+			if (t.faults != misses)
+				fail_msg("seed %u round %u window %u: expected %u misses, counted %u",
+					 seed, round, w, misses, t.faults);
 		}
 	}
 }
@@ -1327,6 +1400,7 @@ int main(void)
 		cmocka_unit_test(anon_timeout_decrements_and_expires),
 		cmocka_unit_test(anon_prepaged_hits_and_ageing),
 		cmocka_unit_test(anon_young_only_table_or_prepaged),
+		cmocka_unit_test(anon_miss_after_hit_counts_once),
 		cmocka_unit_test(anon_random_patterns_match_rules),
 		cmocka_unit_test(prof_round_trip_keeps_count_and_table),
 		cmocka_unit_test(prof_runs_merge_same_state),

@@ -18,6 +18,11 @@
  *                                          whose pattern was wrong, M ms in
  *                                          all, U and V us for each mapping
  *   h  the same for the first half of each mapping only
+ *   T  "twin anon=A bad=B ms=M"             two threads read every anon page,
+ *                                          in the same order from the same
+ *                                          moment (the same page's faults
+ *                                          race); A resident before, B wrong
+ *                                          patterns seen by either thread
  *   m  "mmaploop max_us=X avg_us=A count=N call_max_us=C"
  *                                          a second thread maps and unmaps
  *                                          one anonymous page in a loop for
@@ -113,6 +118,54 @@ static void *mmap_loop_fn(void *arg)
 	return NULL;
 }
 
+struct twin {
+	pthread_barrier_t *start;
+	const unsigned char *anon;
+	size_t len;
+	unsigned long bad;
+};
+
+/* Read every anon page once, after the other thread is ready too. */
+static void *twin_fn(void *arg)
+{
+	struct twin *t = arg;
+	size_t i;
+
+	pthread_barrier_wait(t->start);
+	for (i = 0; i < t->len; i += page)
+		if (*(const volatile uint64_t *)(t->anon + i) !=
+		    (i / page ^ 0x5a5a5a5aUL))
+			t->bad++;
+	return NULL;
+}
+
+/*
+ * Two threads of twin_fn(): 0 with their wrong patterns in @bad, or the
+ * pthread error that kept the second from starting.
+ */
+static int twin_touch(const unsigned char *anon, size_t len,
+		      unsigned long *bad)
+{
+	struct twin t[2] = { { .anon = anon, .len = len },
+			     { .anon = anon, .len = len } };
+	pthread_barrier_t start;
+	pthread_t th;
+	int err;
+
+	err = pthread_barrier_init(&start, NULL, 2);
+	if (err)
+		return err;
+	t[0].start = t[1].start = &start;
+	err = pthread_create(&th, NULL, twin_fn, &t[1]);
+	if (!err) {
+		twin_fn(&t[0]);
+		pthread_join(th, NULL);
+		*bad = t[0].bad + t[1].bad;
+	}
+	pthread_barrier_destroy(&start);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	size_t anon_len, file_len, i;
@@ -123,7 +176,7 @@ int main(int argc, char **argv)
 	char genbuf[24];
 	struct stat st;
 	pthread_t th;
-	int fd, cmd, ack;
+	int fd, cmd, ack, err;
 	FILE *out;
 	char c;
 
@@ -200,6 +253,16 @@ int main(int argc, char **argv)
 			t2 = now_us();
 			fprintf(out, "touched anon=%lu file=%lu bad=%lu ms=%ld anon_us=%ld file_us=%ld\n",
 				ra, rf, bad, (t2 - t0) / 1000, t1 - t0, t2 - t1);
+			break;
+		case 'T':
+			ra = resident(anon, anon_len);
+			t0 = now_us();
+			err = twin_touch(anon, anon_len, &bad);
+			if (err)
+				fprintf(out, "error twin %s\n", strerror(err));
+			else
+				fprintf(out, "twin anon=%lu bad=%lu ms=%ld\n", ra,
+					bad, (now_us() - t0) / 1000);
 			break;
 		case 'm':
 			memset(&ml, 0, sizeof(ml));
