@@ -205,7 +205,7 @@ set terminal png size 1200,560
 set output '%s'
 set multiplot layout 1,2 title "Trade-off, %s model: smartio with fixed write rates (controller off) and controller targets; peers at defaults and tuned"
 set logscale xy
-set xrange [0.8:8]
+set xrange [0.8:12]
 set yrange [0.8:600]
 set xlabel "write slowdown (mean)"
 set ylabel "read slowdown (mean)"

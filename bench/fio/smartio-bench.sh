@@ -6,12 +6,12 @@
 # (SEED, BOOT, round), so no scheduler always runs first or after another.
 #
 #  slowdown  1 reader (4 KiB psync) + 1 writer (WBS, WQD in flight), seq and
-#            random: each alone, then together; latency mean and p99. The
-#            configs of SCHEDS run all three phases; the points of the
-#            trade-off curve (POINTS: the peers' tuned points, smartio under
-#            fixed write rates with its controller off (0: no limit) and
-#            under other controller targets) run only "together" and take
-#            the alone phases of their scheduler in the same round.
+#            random: each alone, then together; latency mean and p99
+#  curve     the trade-off curve's points (points(): the peers' tuned
+#            points, smartio under fixed write rates with its controller off
+#            (0: no limit) and under other controller targets) run only
+#            "together" and take the alone phases of their scheduler in the
+#            same round (nullb model; needs slowdown)
 #  mixed     MIX_MB of I/O, 10..90% of it random reads, the rest writes,
 #            both at once: time until both are done (nullb model)
 #
@@ -46,6 +46,7 @@ MIX_MB=$(opt mix_mb 32)
 ROUNDS=$(opt rounds 2)
 SEED=$(opt seed 1)
 BOOT=$(opt boot 1)
+WARM_S=$(opt warm_s 2)
 RATES="1024 2048 4096 8192 16384 0"	# curve: write_rate_kbps, controller off
 TARGETS="110 200 400"			# curve: target_slowdown_pct
 JOBS=/usr/local/bin
@@ -100,14 +101,23 @@ run_pair() {
 	esac
 }
 
-# slowdown MODEL DEV CONFIG ROUND: the phases of both patterns under CONFIG
-# (sched_config), one CSV,lat line per phase; PHASES (default: read write
-# both) chooses them
+# slowdown MODEL DEV CONFIG ROUND PHASES: the PHASES (read, write, both) of
+# both patterns under CONFIG (sched_config), one CSV,lat line per phase.
+# Without a "read" phase the reader first runs alone for WARM_S s, not
+# measured: the scheduler is new at each config (sched_config goes through
+# none), and the slowdown rows' schedulers have seen reads alone before
+# "both" too (smartio learns its read baselines from them).
 slowdown() {
-	local model=$1 dev=$2 c=$3 r=$4 pat phase f
-	for pat in $(order_shuffle "p$r$c" seq rand); do
+	local model=$1 dev=$2 c=$3 r=$4 phases=$5 pat phase f
+	for pat in $(order_shuffle "p$r$model$c" seq rand); do
 		sched_config "${dev#/dev/}" "$c" || { fail "${model}_${c}_config" "cannot set up $c"; return; }
-		for phase in ${PHASES:-read write both}; do
+		case " $phases " in
+		*" read "*) ;;
+		*)
+			DEV=$dev PATTERN=$([ $pat = seq ] && echo read || echo randread) \
+				RUNTIME=$WARM_S fio --output-format=json $JOBS/reader.fio >/dev/null ;;
+		esac
+		for phase in $phases; do
 			f=/tmp/$model-$pat-$phase.json
 			run_pair "$dev" $pat $phase "$f"
 			note "CSV,lat,$BOOT,$r,$model,$c,$pat,$phase,$(fio_get "$f" reader read mean_us),$(fio_get "$f" reader read p99_us),$(fio_get "$f" reader read ios),$(fio_get "$f" writer write mean_us),$(fio_get "$f" writer write p99_us),$(fio_get "$f" writer write ios),$(fio_get "$f" writer write kib_s)"
@@ -118,16 +128,19 @@ slowdown() {
 	done
 }
 
-# points: the configs of the trade-off curve (see the header)
+# points: the configs of the trade-off curve (see the header), of the
+# schedulers in SCHEDS only (their alone phases are the slowdown part's)
 points() {
 	local s x
 	for s in $SCHEDS; do
 		case $s in
 		mq-deadline | kyber | bfq) echo "$s-tuned" ;;
+		smartio)
+			for x in $RATES; do echo "smartio@controller=0+write_rate_kbps=$x"; done
+			for x in $TARGETS; do echo "smartio@target_slowdown_pct=$x"; done
+			;;
 		esac
 	done
-	for x in $RATES; do echo "smartio@controller=0+write_rate_kbps=$x"; done
-	for x in $TARGETS; do echo "smartio@target_slowdown_pct=$x"; done
 }
 
 # mixed MODEL DEV SCHED ROUND: CSV,mixed,boot,round,model,sched,read_pct,ms,r_mean,w_mean,r_ios,w_ios
@@ -145,7 +158,7 @@ mixed() {
 	done
 }
 
-note "CSV,params,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,runtime_s=$RUNTIME,writer_bs=$WBS,writer_qd=$WQD,nullb_mbps=$MBPS,mix_mb=$MIX_MB,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE"
+note "CSV,params,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,runtime_s=$RUNTIME,warm_s=$WARM_S,writer_bs=$WBS,writer_qd=$WQD,nullb_mbps=$MBPS,mix_mb=$MIX_MB,kyber_read_lat_nsec=$KYBER_READ_LAT,dl_read_expire=$DL_READ_EXPIRE,dl_writes_starved=$DL_WRITES_STARVED,bfq_slice_idle=$BFQ_SLICE_IDLE"
 for model in $MODELS; do
 	case $model in
 	nullb)
@@ -175,8 +188,8 @@ while [ $r -le "$ROUNDS" ]; do
 		log "round $r model $model: $(echo $work | wc -w) configs"
 		for j in $(order_shuffle "j$r$model" $work); do
 			case $j in
-			slowdown:*) slowdown $model "$dev" "${j#*:}" $r ;;
-			curve:*) PHASES=both slowdown $model "$dev" "${j#*:}" $r ;;
+			slowdown:*) slowdown $model "$dev" "${j#*:}" $r "read write both" ;;
+			curve:*) slowdown $model "$dev" "${j#*:}" $r both ;;
 			mixed:*) mixed $model "$dev" "${j#*:}" $r ;;
 			esac
 		done

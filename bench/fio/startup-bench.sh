@@ -309,8 +309,8 @@ note "CSV,sparams,kernel=$(uname -r),boot=$BOOT,seed=$SEED,rounds=$ROUNDS,reps=$
 trace_setup
 IMG_MB=$(( ($(stat -c %s /app.img) + 1048575) / 1048576 ))
 WOFF_MB=$(( (IMG_MB + 15) / 16 * 16 ))
-# nullb_make DIR: a null_blk of the nullb model through configfs DIR
-nullb_make() {
+# startup_nullb DIR: a null_blk of the nullb model through configfs DIR
+startup_nullb() {
 	local kv
 	mkdir "$1"
 	for kv in size=$((WOFF_MB + 256)) memory_backed=1 queue_mode=2 submit_queues=1 \
@@ -326,7 +326,7 @@ for model in $MODELS; do
 		mkdir -p /sys/kernel/config 2>/dev/null
 		[ -d /sys/kernel/config/nullb ] || mount -t configfs none /sys/kernel/config
 		d=/sys/kernel/config/nullb/nullb0
-		nullb_make $d
+		startup_nullb $d
 		dev=nullb0
 		note "CSV,smodel,nullb,null_blk memory_backed=1 queue_mode=2 submit_queues=1 hw_queue_depth=32 irqmode=2 completion_nsec=200000 mbps=$MBPS"
 		# the apart config's writers: a twin of nullb0 (null_blk names
@@ -334,7 +334,7 @@ for model in $MODELS; do
 		APART_DEV=
 		case " $CONFIGS " in
 		*" apart "* | *" apart:pinned "*)
-			nullb_make ${d%/*}/nullb1
+			startup_nullb ${d%/*}/nullb1
 			APART_DEV=nullb1
 			sched_set $APART_DEV none
 			;;

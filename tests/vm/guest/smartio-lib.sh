@@ -83,7 +83,7 @@ order_shuffle() {
 				h = (h * 131 + index(chars, substr(s, i, 1)) + 1) % 2147483647
 			srand(h)
 		}
-		NF { print rand() "\t" $0 }' |
+		NF { printf "%.9f\t%s\n", rand(), $0 }' |
 		sort -n | cut -f 2 | tr '\n' ' '
 }
 
