@@ -140,6 +140,27 @@ def main():
     return rc
 
 
+def run_boots(a, name, script, events, csv_path, append_of):
+    """--boots boots of the guest @script, boot b with append_of(b) on the
+    kernel command line and the data disk throttled; each boot's @events kept
+    beside @csv_path. Returns (worst rc, kept events paths, VM seconds)."""
+    base = os.environ.get("MOBIO_VM_APPEND", "")
+    run = load_runner(TOP)
+    throttle_data_disk(a.throttle_bps)
+    rc, kept, vm_total = 0, [], 0.0
+    for boot in range(1, a.boots + 1):
+        os.environ["MOBIO_VM_APPEND"] = (base + " " + append_of(boot)).strip()
+        brc, vm_s, dst = run_boot(run, name, a.kver, script, events, csv_path, boot, a.boots)
+        rc = max(rc, brc)
+        vm_total += vm_s or 0
+        if dst:
+            kept.append(dst)
+    os.environ["MOBIO_VM_APPEND"] = base
+    if not kept:
+        print("%s: no boot left events" % name, file=sys.stderr)
+    return rc, kept, vm_total
+
+
 def startup(a):
     """Part startup: --boots boots of startup-bench.sh, then its report."""
     sys.path.insert(0, HERE)
@@ -159,28 +180,16 @@ def startup(a):
     csv_path = a.startup_csv or os.path.join(HERE, "results", "%s-%s-startup.csv" %
                                              (time.strftime("%Y%m%d"), a.kver))
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    base = os.environ.get("MOBIO_VM_APPEND", "")
-    run = load_runner(TOP)
-    throttle_data_disk(a.throttle_bps)
     events = os.path.join(TOP, "build", "vm", a.kver, "startup-bench", "events.txt")
-    rc, kept, vm_total, t_all = 0, [], 0.0, time.time()
-    for boot in range(1, a.boots + 1):
-        append = ("startup.models=%s startup.configs=%s startup.writers=%s startup.rounds=%d "
-                  "startup.reps=%d startup.seed=%d startup.boot=%d startup.mbps=%d "
-                  "startup.wake_s=%d" %
-                  (a.startup_models, a.startup_configs, a.startup_writers, a.rounds, a.reps,
-                   a.seed + boot - 1, boot, a.mbps, a.wake_s))
-        os.environ["MOBIO_VM_APPEND"] = (base + " " + append).strip()
-        brc, vm_s, dst = run_boot(run, "bench-smartio-startup", a.kver,
-                                  os.path.join(HERE, "startup-bench.sh"), events,
-                                  csv_path, boot, a.boots)
-        rc = max(rc, brc)
-        vm_total += vm_s or 0
-        if dst:
-            kept.append(dst)
-    os.environ["MOBIO_VM_APPEND"] = base
+    t_all = time.time()
+    rc, kept, vm_total = run_boots(
+        a, "bench-smartio-startup", os.path.join(HERE, "startup-bench.sh"), events, csv_path,
+        lambda boot: ("startup.models=%s startup.configs=%s startup.writers=%s "
+                      "startup.rounds=%d startup.reps=%d startup.seed=%d startup.boot=%d "
+                      "startup.mbps=%d startup.wake_s=%d" %
+                      (a.startup_models, a.startup_configs, a.startup_writers, a.rounds,
+                       a.reps, a.seed + boot - 1, boot, a.mbps, a.wake_s)))
     if not kept:
-        print("bench-smartio-startup: no boot left events", file=sys.stderr)
         return 1
     print("bench-smartio-startup: %d boot(s) in %.0f s (%.0f s in the VMs)" %
           (a.boots, time.time() - t_all, vm_total), flush=True)
@@ -206,26 +215,16 @@ def other_parts(a):
     csv_path = a.csv or os.path.join(HERE, "results", "%s-%s.csv" %
                                      (time.strftime("%Y%m%d"), a.kver))
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    base = os.environ.get("MOBIO_VM_APPEND", "")
-    run = load_runner(TOP)
-    throttle_data_disk(a.throttle_bps)
     events = os.path.join(TOP, "build", "vm", a.kver, "smartio-bench", "events.txt")
-    rc, kept, t_all = 0, [], time.time()
-    for boot in range(1, a.boots + 1):
-        append = ("fiobench.parts=%s fiobench.models=%s fiobench.scheds=%s "
-                  "fiobench.runtime=%d fiobench.mbps=%d fiobench.rounds=%d "
-                  "fiobench.seed=%d fiobench.boot=%d" %
-                  (a.parts, a.models, a.scheds, a.runtime, a.mbps, a.rounds,
-                   a.seed + boot - 1, boot))
-        os.environ["MOBIO_VM_APPEND"] = (base + " " + append).strip()
-        brc, _, dst = run_boot(run, "bench-smartio", a.kver, script, events, csv_path,
-                               boot, a.boots)
-        rc = max(rc, brc)
-        if dst:
-            kept.append(dst)
-    os.environ["MOBIO_VM_APPEND"] = base
+    t_all = time.time()
+    rc, kept, _ = run_boots(
+        a, "bench-smartio", script, events, csv_path,
+        lambda boot: ("fiobench.parts=%s fiobench.models=%s fiobench.scheds=%s "
+                      "fiobench.runtime=%d fiobench.mbps=%d fiobench.rounds=%d "
+                      "fiobench.seed=%d fiobench.boot=%d" %
+                      (a.parts, a.models, a.scheds, a.runtime, a.mbps, a.rounds,
+                       a.seed + boot - 1, boot)))
     if not kept:
-        print("bench-smartio: no boot left events", file=sys.stderr)
         return 1
     print("bench-smartio: %d boot(s) in %.0f s" % (a.boots, time.time() - t_all), flush=True)
     rep = [sys.executable, os.path.join(HERE, "report.py"), "--kver", a.kver,
