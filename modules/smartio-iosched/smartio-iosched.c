@@ -35,8 +35,11 @@
  * reads would otherwise make a writer's reads look unslowed for as long
  * as the writes leave no read alone. The target is
  * target_slowdown_pct (no forced probe: until a class has reads alone, its
- * fastest read stands in for them, which starts the controller strict and
- * so lets reads run alone); read_lat_target_us, when set, holds a
+ * fastest read stands in for them, which makes the controller strict and
+ * so lets reads run alone when that read was fast; the rate starts
+ * unlimited, so reads that meet writes from the first request on give a
+ * slow stand-in and a lenient controller until reads run alone);
+ * read_lat_target_us, when set, holds a
  * percentile (read_lat_pct, default 90) of read latency instead. A
  * proportional-integral rule on the logarithm of the rate moves it toward
  * the target, between the floor and write_rate_kbps.
