@@ -66,8 +66,8 @@ def fmt(v, d=2):
 
 def base_of(label):
     """The scheduler whose alone phases a label's ratios are against."""
-    return label.split("@")[0][:-len("-tuned")] if label.split("@")[0].endswith("-tuned") \
-        else label.split("@")[0]
+    name = label.split("@")[0]
+    return name[:-len("-tuned")] if name.endswith("-tuned") else name
 
 
 def slowdowns(rows):
