@@ -34,11 +34,13 @@
  * it (smartio_baseline_stale_next()): one learnt beside a burst of large
  * reads would otherwise make a writer's reads look unslowed for as long
  * as the writes leave no read alone. The target is
- * target_slowdown_pct (no forced probe: until a class has reads alone, its
- * fastest read stands in for them, which makes the controller strict and
- * so lets reads run alone when that read was fast; the rate starts
- * unlimited, so reads that meet writes from the first request on give a
- * slow stand-in and a lenient controller until reads run alone);
+ * target_slowdown_pct. Until a size class has reads alone, its fastest
+ * read stands in for them; a window with reads of a class that has no
+ * baseline makes the next one cold: writes beside reads wait for their
+ * deadline and the floor, so that reads run alone (for at most a second
+ * of windows per class, smartio_cold_next()). Without it, reads that met
+ * writes from the first request on gave a slow stand-in, a lenient
+ * controller and no read alone to correct it.
  * read_lat_target_us, when set, holds a
  * percentile (read_lat_pct, default 90) of read latency instead. A
  * proportional-integral rule on the logarithm of the rate moves it toward
@@ -229,6 +231,7 @@ struct smartio_counters {
 	u64 adjusts;
 	u64 windows;
 	u64 baseline_stale_fixes;
+	u64 cold_windows;
 	u64 dispatch_empty;
 	u64 queue_kicks;
 	u64 idle_guard;
@@ -284,6 +287,9 @@ struct smartio_data {
 	u64 baseline_ns[SMARTIO_SIZE_CLASSES];	/* their mean, 0: none */
 	u64 baseline_at_ns[SMARTIO_SIZE_CLASSES];	/* its last batch */
 	u64 fastest_ns[SMARTIO_SIZE_CLASSES];	/* lowest latency, 0: none */
+	/* writes beside reads wait for a baseline (smartio_cold_next()) */
+	bool cold;
+	unsigned int cold_windows[SMARTIO_SIZE_CLASSES];
 	/* per size class: this window's reads, writes around or not */
 	u64 win_class_ns[SMARTIO_SIZE_CLASSES];
 	unsigned int win_class_n[SMARTIO_SIZE_CLASSES];
@@ -447,6 +453,16 @@ static u64 smartio_write_rate(struct smartio_data *sd)
 	return smartio_rate_tunable(sd);
 }
 
+/*
+ * A size class with reads has no baseline yet, and the controller needs one
+ * (smartio_cold_next()): writes beside reads wait for their deadline.
+ */
+static bool smartio_cold(struct smartio_data *sd)
+{
+	return sd->cold && READ_ONCE(sd->controller) &&
+	       !READ_ONCE(sd->read_lat_target_us);
+}
+
 static u64 smartio_burst(u64 rate)
 {
 	return div_u64(rate, SMARTIO_BURST_DIV);
@@ -493,8 +509,6 @@ static void smartio_baseline_update(struct smartio_data *sd, unsigned int c,
 		if (sd->baseline_ns[c] != base)
 			sd->stats.baseline_stale_fixes++;
 	}
-	sd->win_class_ns[c] = 0;
-	sd->win_class_n[c] = 0;
 }
 
 /*
@@ -538,6 +552,12 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 	sd->slowdown = smartio_slowdown(&sd->win_sums);
 	for (c = 0; c < SMARTIO_SIZE_CLASSES; c++)
 		smartio_baseline_update(sd, c, now);
+	if (smartio_cold(sd))
+		sd->stats.cold_windows++;
+	sd->cold = smartio_cold_next(sd->baseline_ns, sd->win_class_n,
+				     sd->cold_windows, SMARTIO_SIZE_CLASSES);
+	memset(sd->win_class_ns, 0, sizeof(sd->win_class_ns));
+	memset(sd->win_class_n, 0, sizeof(sd->win_class_n));
 	if (fixed) {
 		sd->target_ns = fixed;
 		sd->target_slow = 0;
@@ -605,6 +625,8 @@ static u64 smartio_bucket_ready(struct smartio_data *sd, u64 now)
 {
 	u64 rate = smartio_write_rate(sd);
 
+	if (smartio_cold(sd))
+		return SMARTIO_NEVER;
 	if (!rate)
 		return now;
 	return smartio_bucket_ready_ns(&sd->bucket, rate, now);
@@ -1343,6 +1365,8 @@ static int smartio_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->write_budget_kb = SMARTIO_WRITE_BUDGET_KB;
 	sd->window_ms = SMARTIO_WINDOW_MS;
 	sd->ctl.rate = SMARTIO_RATE_MAX;
+	/* no class has a baseline: the first reads beside writes are alone */
+	sd->cold = true;
 	sd->read_idle_us = SMARTIO_READ_IDLE_US;
 	sd->write_merge_kb = SMARTIO_WRITE_MERGE_KB;
 	sd->idle_grace_ms = SMARTIO_IDLE_GRACE_MS;
@@ -1387,7 +1411,7 @@ static void smartio_exit_sched(struct elevator_queue *e)
 /* --- Counters ------------------------------------------------------------ */
 
 #define SMARTIO_NR_STATS \
-	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + SMARTIO_SIZE_CLASSES + 22)
+	(3 * SMARTIO_NR_CLASSES * SMARTIO_NR_DIRS + SMARTIO_SIZE_CLASSES + 24)
 
 /* Size classes in counter names: read_baseline_4k_us... */
 static const char *const smartio_baseline_name[SMARTIO_SIZE_CLASSES] = {
@@ -1423,6 +1447,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	struct smartio_counters cnt;
 	unsigned long irqflags;
 	unsigned int inflight[SMARTIO_NR_DIRS], idle_inflight, fg_inflight;
+	bool cold;
 	u64 rate, pct, slow, target_slow, target, baseline[SMARTIO_SIZE_CLASSES];
 
 	spin_lock_irqsave(&sd->lock, irqflags);
@@ -1435,6 +1460,7 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	target_slow = sd->target_slow;
 	target = sd->target_ns;
 	memcpy(baseline, sd->baseline_ns, sizeof(baseline));
+	cold = smartio_cold(sd);
 	idle_inflight = sd->idle_inflight;
 	fg_inflight = sd->fg_inflight;
 	spin_unlock_irqrestore(&sd->lock, irqflags);
@@ -1472,6 +1498,8 @@ static unsigned int smartio_collect_stats(struct smartio_data *sd,
 	st[n++] = (struct mobio_stat){ "controller_windows", cnt.windows };
 	st[n++] = (struct mobio_stat){ "baseline_stale_fixes",
 				       cnt.baseline_stale_fixes };
+	st[n++] = (struct mobio_stat){ "controller_cold", cold };
+	st[n++] = (struct mobio_stat){ "cold_windows", cnt.cold_windows };
 	st[n++] = (struct mobio_stat){ "reads_inflight",
 				       inflight[SMARTIO_READ] };
 	st[n++] = (struct mobio_stat){ "writes_inflight",

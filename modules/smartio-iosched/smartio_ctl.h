@@ -278,6 +278,57 @@ static inline u64 smartio_baseline_stale_next(u64 base_ns, u64 mean_ns,
 	return smartio_baseline_next(base_ns, mean_ns);
 }
 
+/*
+ * Windows with reads a size class may spend cold: a second at the default
+ * window. A reader beside held writes runs alone most of it (past-due
+ * writes go at the floor, 512 KiB each 500 ms, and a read is alone from
+ * 100 ms after the last write's completion), and 32 reads alone make a
+ * baseline.
+ */
+#define SMARTIO_COLD_WINDOWS	10U
+
+/**
+ * smartio_cold_next() - whether writes wait for the reads' baselines
+ * @base_ns: each size class's baseline, ns; 0: none
+ * @reads: each class's reads in the window just ended
+ * @cold_windows: the windows each class has spent cold; counted here
+ * @n: the number of size classes
+ *
+ * A class's slowdown is its reads' latency over its baseline, the mean of
+ * reads that ran with no write around. Until it has one, its fastest read
+ * stands in, which is a read alone only if one ran alone. When writes run
+ * from the first read on (a fresh scheduler on a busy disk, a download
+ * when an app starts) none does: the stand-in is a read slowed by writes,
+ * the slowdown looks like 1, the rate stays unlimited, and no read ever
+ * runs alone to correct it (the 2026-12-07 bench: one round of the 200%
+ * target, reads at 62x their time alone). So a class with reads in the
+ * window and no baseline makes the next window cold: writes beside active
+ * reads wait for their deadline and then go at the floor, reads run alone,
+ * and the class gets a baseline. Each class at most SMARTIO_COLD_WINDOWS
+ * windows: if its reads never run alone, the stand-in serves rather than
+ * writes kept at the floor for good.
+ *
+ * Context: any; pure but for @cold_windows.
+ * Return: whether the next window is cold.
+ */
+static inline bool smartio_cold_next(const u64 *base_ns,
+				     const unsigned int *reads,
+				     unsigned int *cold_windows,
+				     unsigned int n)
+{
+	bool cold = false;
+	unsigned int c;
+
+	for (c = 0; c < n; c++) {
+		if (base_ns[c] || !reads[c] ||
+		    cold_windows[c] >= SMARTIO_COLD_WINDOWS)
+			continue;
+		cold_windows[c]++;
+		cold = true;
+	}
+	return cold;
+}
+
 /* --- Fixed-point 2^x (Q8: 256 is 1.0) --------------------------------------- */
 
 #define SMARTIO_Q8		256

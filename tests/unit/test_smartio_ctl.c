@@ -389,6 +389,84 @@ static void baseline_stale_corrected_by_faster_windows(void **unused)
 }
 
 /*
+ * Cold: a class with reads in the window and no baseline makes the next
+ * window cold, and spends one of its SMARTIO_COLD_WINDOWS; a class with a
+ * baseline, or without reads, neither.
+ */
+static void cold_while_a_read_class_has_no_baseline(void **unused)
+{
+	u64 base[3] = { 300000, 0, 0 };
+	unsigned int reads[3] = { 50, 0, 0 }, spent[3] = { 0 }, i;
+
+	(void)unused;
+	/* reads of a class with a baseline only: warm, nothing spent */
+	assert_false(smartio_cold_next(base, reads, spent, 3));
+	assert_int_equal(spent[0] + spent[1] + spent[2], 0);
+	/* reads of class 1, which has none: cold, one window spent */
+	reads[1] = 1;
+	assert_true(smartio_cold_next(base, reads, spent, 3));
+	assert_int_equal(spent[1], 1);
+	assert_int_equal(spent[0] + spent[2], 0);
+	/* until its budget is spent: then the stand-in serves */
+	for (i = 1; i < SMARTIO_COLD_WINDOWS; i++)
+		assert_true(smartio_cold_next(base, reads, spent, 3));
+	assert_int_equal(spent[1], SMARTIO_COLD_WINDOWS);
+	assert_false(smartio_cold_next(base, reads, spent, 3));
+	assert_int_equal(spent[1], SMARTIO_COLD_WINDOWS);
+	/* another class without a baseline has its own budget */
+	reads[2] = 7;
+	assert_true(smartio_cold_next(base, reads, spent, 3));
+	assert_int_equal(spent[2], 1);
+	/* once it has a baseline, it is warm */
+	base[2] = 900000;
+	assert_false(smartio_cold_next(base, reads, spent, 3));
+	assert_int_equal(spent[2], 1);
+}
+
+/*
+ * Random windows against a plain count: cold exactly when some class with
+ * reads has no baseline and fewer than SMARTIO_COLD_WINDOWS cold windows
+ * so far, and no class is ever charged more than that.
+ */
+static void cold_matches_plain_count(void **unused)
+{
+	enum { N = SMARTIO_SIZE_CLASSES };
+	u64 base[N] = { 0 };
+	unsigned int reads[N], spent[N] = { 0 }, want[N] = { 0 };
+	unsigned int round, c;
+	bool expect;
+
+	(void)unused;
+	rng_seed(seed);
+	for (round = 0; round < 20000; round++) {
+		expect = false;
+		for (c = 0; c < N; c++) {
+			/* baselines appear, rarely */
+			if (!base[c] && !rng_below(200))
+				base[c] = 1 + rng_below(20000000);
+			reads[c] = rng_below(3) ? 0 : rng_below(64);
+			if (!base[c] && reads[c] &&
+			    want[c] < SMARTIO_COLD_WINDOWS) {
+				want[c]++;
+				expect = true;
+			}
+		}
+		assert_int_equal(smartio_cold_next(base, reads, spent, N),
+				 expect);
+		for (c = 0; c < N; c++) {
+			assert_int_equal(spent[c], want[c]);
+			assert_true(spent[c] <= SMARTIO_COLD_WINDOWS);
+		}
+		/* now and then a fresh instance */
+		if (!rng_below(500)) {
+			memset(base, 0, sizeof(base));
+			memset(spent, 0, sizeof(spent));
+			memset(want, 0, sizeof(want));
+		}
+	}
+}
+
+/*
  * x * 2^(u / 256) within 0.7%, plus the unit the result is rounded down
  * to: 1, but 2^(u div 256) for u > 0 as x * mult / 256 is rounded before
  * the shift left (scale_q8(1, 409) is 2 for 2.996), which matters below
@@ -1332,6 +1410,8 @@ int main(void)
 		cmocka_unit_test(slowdown_bounds_each_read),
 		cmocka_unit_test(baseline_down_by_half_up_by_eighth),
 		cmocka_unit_test(baseline_stale_corrected_by_faster_windows),
+		cmocka_unit_test(cold_while_a_read_class_has_no_baseline),
+		cmocka_unit_test(cold_matches_plain_count),
 		cmocka_unit_test(scale_q8_within_0_7_pct),
 		cmocka_unit_test(ctl_converges_from_ceiling),
 		cmocka_unit_test(ctl_converges_from_floor),

@@ -25,6 +25,8 @@
 # without writes: the small ones are many times slower than alone (they
 # wait for the ticks the large ones empty) and the rate stays where it
 # was, since no write made them slow.
+# Last, a fresh instance with a writer when reads start: cold until
+# reads alone give the 4 KiB class a baseline (below).
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 300
@@ -201,6 +203,52 @@ check_eq pct_change_keeps_baseline "$b4k" "$(smartio_stat nullb0 read_baseline_4
 check_eq pct_change_keeps_baseline_64k "$b64k" \
 	"$(smartio_stat nullb0 read_baseline_64k_us)"
 echo 90 >$io/read_lat_pct
+
+# --- a fresh instance, writes from the first read on: cold until a baseline ---
+# A writer runs on a new instance when the reader starts: no read has
+# run alone, so the fastest read, one beside writes, stood in for the
+# baseline, the slowdown looked like 1, the rate stayed unlimited and no
+# read ever ran alone to correct it (the bench's 200% target, one round:
+# reads at 62x alone; here, at the same 200% target, the class had no
+# baseline after 8 s). Now the windows stay cold (writes beside reads wait
+# for their deadline and the floor) until the 4 KiB class has a baseline
+# from reads alone, which is near the one learnt alone at the start, and
+# then the controller holds the reads to the target.
+sched_set nullb0 none
+sched_set nullb0 smartio || fail cold_smartio "expected smartio on nullb0"
+check_eq cold_fresh_no_baseline 0 "$(smartio_stat nullb0 read_baseline_4k_us)"
+check_eq cold_fresh_is_cold 1 "$(smartio_stat nullb0 controller_cold)"
+# the bench's point that ran away; at 110% a stand-in slowed by writes is
+# cut sooner, and its fastest read, alone by chance, often ends it
+echo 200 >$io/target_slowdown_pct
+# the writer a second ahead: its writes fill the device when the first
+# read comes (fio's jobs started together let a few reads go first)
+fio --filename="$dev" --output-format=json --direct=1 --time_based \
+	--runtime=$((RUNTIME + 2)) --name=writer --rw=randwrite --bs=128k \
+	--ioengine=libaio --iodepth=16 --offset=128M --size=128M \
+	>/tmp/ctl-cold-writer.json 2>&1 &
+writer=$!
+sleep 1
+phase cold
+wait $writer
+check_eq cold_writer_ok 0 $?
+wios=$(fio_total_ios /tmp/ctl-cold-writer.json write)
+cold_b4k=$(smartio_stat nullb0 read_baseline_4k_us)
+cold_n=$(smartio_stat nullb0 cold_windows)
+log "fresh instance beside a writer: 4 KiB baseline $cold_b4k us (alone at the start: $alone_b4k), $cold_n cold windows, read p90 $p90 us (controller off $off_p90, on $on_p90), rate $(smartio_stat nullb0 write_rate_kbps) KiB/s, $wios writes"
+check_ge cold_baseline_learnt 1 "$cold_b4k"
+check_le cold_baseline_near_alone $((alone_b4k * 2)) "$cold_b4k"
+# one class read: its SMARTIO_COLD_WINDOWS (10), and the first window,
+# cold before any class had reads
+check_ge cold_windows_seen 1 "$cold_n"
+check_le cold_windows_bounded 11 "$cold_n"
+check_eq cold_ended 0 "$(smartio_stat nullb0 controller_cold)"
+check_le cold_rate_came_down 1048575 "$(smartio_stat nullb0 write_rate_kbps)"
+# at a 200% target (the "on" phase held 110%); a run-away is the
+# controller-off phase's p90
+check_le cold_reads_held "$((on_p90 * 3))" "$p90"
+# held, not starved: the floor at least while the reader ran
+check_ge cold_writes_at_floor_at_least $((RUNTIME * 8 * 3 / 4)) "$wios"
 
 sched_set nullb0 none
 finish
