@@ -554,8 +554,11 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 		smartio_baseline_update(sd, c, now);
 	if (smartio_cold(sd))
 		sd->stats.cold_windows++;
-	sd->cold = smartio_cold_next(sd->baseline_ns, sd->win_class_n,
-				     sd->cold_windows, SMARTIO_SIZE_CLASSES);
+	/* a window where cold holds nothing spends no class's budget */
+	if (READ_ONCE(sd->controller) && !fixed)
+		sd->cold = smartio_cold_next(sd->baseline_ns, sd->win_class_n,
+					     sd->cold_windows,
+					     SMARTIO_SIZE_CLASSES);
 	memset(sd->win_class_ns, 0, sizeof(sd->win_class_ns));
 	memset(sd->win_class_n, 0, sizeof(sd->win_class_n));
 	if (fixed) {

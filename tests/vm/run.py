@@ -902,6 +902,15 @@ class Vm:
             append += ["mobio.res=" + arch.res_dev, "mobio.ram_base=%#x" % arch.ram_base]
         else:
             append += ["memmap=" + m for m in spec.memmap]
+            # tsc=reliable: no clocksource watchdog on the TSC. Under TCG a
+            # vCPU descheduled between its reads of the TSC and the HPET makes
+            # the watchdog see skew and mark the TSC unstable mid-test, which
+            # re-patches sched_clock's static keys on a running guest; TCG's
+            # cross-CPU code patching then oopsed in sched_clock_cpu (int3,
+            # three times on 2026-12-06/07, once after insmod: a failed test)
+            # and moved the rest of that boot to the slower HPET clock. QEMU's
+            # TSC is one clock for every vCPU.
+            append += ["tsc=reliable"]
         append += spec.append
         append += os.environ.get("MOBIO_VM_APPEND", "").split()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
