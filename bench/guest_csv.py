@@ -87,7 +87,10 @@ def splice_section(path, begin, end, section):
     into the markdown file @path in place of the text between those markers,
     or append it when they are missing; the rest of the file is kept: each
     report owns only its own section of a results page."""
-    old = open(path).read() if os.path.exists(path) else ""
+    old = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
     if begin in old and end in old:
         i, j = old.index(begin), old.index(end) + len(end)
         new = old[:i] + section.rstrip("\n") + old[j:]
