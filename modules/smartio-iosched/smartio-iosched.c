@@ -37,8 +37,9 @@
  * target_slowdown_pct. Until a size class has reads alone, its fastest
  * read stands in for them; a window with reads of a class that has no
  * baseline makes the next one cold: writes beside reads wait for their
- * deadline and the floor, so that reads run alone (for at most a second
- * of windows per class, smartio_cold_next()). Without it, reads that met
+ * deadline and the floor, so that reads run alone (for at most
+ * SMARTIO_COLD_WINDOWS windows with writes per class, a second at the
+ * default window: smartio_cold_next()). Without it, reads that met
  * writes from the first request on gave a slow stand-in, a lenient
  * controller and no read alone to correct it.
  * read_lat_target_us, when set, holds a
@@ -554,11 +555,13 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 		smartio_baseline_update(sd, c, now);
 	if (smartio_cold(sd))
 		sd->stats.cold_windows++;
-	/* a window where cold holds nothing spends no class's budget */
+	/* cold holds nothing with the controller off or a latency target */
 	if (READ_ONCE(sd->controller) && !fixed)
 		sd->cold = smartio_cold_next(sd->baseline_ns, sd->win_class_n,
-					     sd->cold_windows,
+					     sd->cold_windows, sd->win_writes,
 					     SMARTIO_SIZE_CLASSES);
+	else
+		sd->cold = false;
 	memset(sd->win_class_ns, 0, sizeof(sd->win_class_ns));
 	memset(sd->win_class_n, 0, sizeof(sd->win_class_n));
 	if (fixed) {
@@ -1247,7 +1250,7 @@ static void smartio_done(struct request *rq, bool requeue)
 	unsigned long irqflags;
 	enum smartio_dir d;
 	u64 now, adjusts;
-	bool kick = false;
+	bool kick = false, cold;
 
 	if (!(flags & SMARTIO_RQ_INFLIGHT))
 		return;
@@ -1255,6 +1258,7 @@ static void smartio_done(struct request *rq, bool requeue)
 	now = ktime_get_ns();
 	spin_lock_irqsave(&sd->lock, irqflags);
 	adjusts = sd->stats.adjusts;
+	cold = sd->cold;
 	sd->inflight[d]--;
 	if (flags & SMARTIO_RQ_IDLE)
 		sd->idle_inflight--;
@@ -1276,7 +1280,7 @@ static void smartio_done(struct request *rq, bool requeue)
 		sd->last_write_done_ns = now;
 	if (requeue || d == SMARTIO_WRITE || (flags & SMARTIO_RQ_IDLE) ||
 	    (sd->bg_held && !smartio_rq_fg(rq)) ||
-	    adjusts != sd->stats.adjusts)
+	    adjusts != sd->stats.adjusts || cold != sd->cold)
 		kick = smartio_unhold(sd);
 	else if (sd->nr_queued && sd->ready_ns > now)
 		smartio_hold_until(sd, min(sd->ready_ns,

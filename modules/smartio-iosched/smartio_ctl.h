@@ -279,11 +279,11 @@ static inline u64 smartio_baseline_stale_next(u64 base_ns, u64 mean_ns,
 }
 
 /*
- * Windows with reads a size class may spend cold: a second at the default
- * window. A reader beside held writes runs alone most of it (past-due
- * writes go at the floor, 512 KiB each 500 ms, and a read is alone from
- * 100 ms after the last write's completion), and 32 reads alone make a
- * baseline.
+ * Windows with reads and writes a size class may spend cold: a second at
+ * the default window. A reader beside held writes runs alone most of it
+ * (past-due writes go at the floor, 512 KiB each 500 ms, and a read is
+ * alone from 100 ms after the last write's completion), and 32 reads
+ * alone make a baseline.
  */
 #define SMARTIO_COLD_WINDOWS	10U
 
@@ -291,7 +291,9 @@ static inline u64 smartio_baseline_stale_next(u64 base_ns, u64 mean_ns,
  * smartio_cold_next() - whether writes wait for the reads' baselines
  * @base_ns: each size class's baseline, ns; 0: none
  * @reads: each class's reads in the window just ended
- * @cold_windows: the windows each class has spent cold; counted here
+ * @cold_windows: the windows with writes each class has spent cold;
+ *	counted here
+ * @writes: the window had writes (queued or on the device)
  * @n: the number of size classes
  *
  * A class's slowdown is its reads' latency over its baseline, the mean of
@@ -304,16 +306,20 @@ static inline u64 smartio_baseline_stale_next(u64 base_ns, u64 mean_ns,
  * target, reads at 62x their time alone). So a class with reads in the
  * window and no baseline makes the next window cold: writes beside active
  * reads wait for their deadline and then go at the floor, reads run alone,
- * and the class gets a baseline. Each class at most SMARTIO_COLD_WINDOWS
- * windows: if its reads never run alone, the stand-in serves rather than
- * writes kept at the floor for good.
+ * and the class gets a baseline. Each class spends at most
+ * SMARTIO_COLD_WINDOWS windows that had writes (a window without them held
+ * nothing and costs nothing): if its reads never run alone even then, the
+ * stand-in serves rather than writes kept at the floor for good. Classes
+ * add up: at most SMARTIO_COLD_WINDOWS times the classes read beside
+ * writes. Idle-class writes, which have no deadline, wait meanwhile for
+ * reads to go quiet.
  *
  * Context: any; pure but for @cold_windows.
  * Return: whether the next window is cold.
  */
 static inline bool smartio_cold_next(const u64 *base_ns,
 				     const unsigned int *reads,
-				     unsigned int *cold_windows,
+				     unsigned int *cold_windows, bool writes,
 				     unsigned int n)
 {
 	bool cold = false;
@@ -323,7 +329,7 @@ static inline bool smartio_cold_next(const u64 *base_ns,
 		if (base_ns[c] || !reads[c] ||
 		    cold_windows[c] >= SMARTIO_COLD_WINDOWS)
 			continue;
-		cold_windows[c]++;
+		cold_windows[c] += writes;
 		cold = true;
 	}
 	return cold;

@@ -390,8 +390,8 @@ static void baseline_stale_corrected_by_faster_windows(void **unused)
 
 /*
  * Cold: a class with reads in the window and no baseline makes the next
- * window cold, and spends one of its SMARTIO_COLD_WINDOWS; a class with a
- * baseline, or without reads, neither.
+ * window cold, and spends one of its SMARTIO_COLD_WINDOWS if the window had
+ * writes; a class with a baseline, or without reads, neither.
  */
 static void cold_while_a_read_class_has_no_baseline(void **unused)
 {
@@ -400,33 +400,37 @@ static void cold_while_a_read_class_has_no_baseline(void **unused)
 
 	(void)unused;
 	/* reads of a class with a baseline only: warm, nothing spent */
-	assert_false(smartio_cold_next(base, reads, spent, 3));
+	assert_false(smartio_cold_next(base, reads, spent, true, 3));
 	assert_int_equal(spent[0] + spent[1] + spent[2], 0);
-	/* reads of class 1, which has none: cold, one window spent */
+	/* reads of class 1, which has none, and no write: cold, nothing spent */
 	reads[1] = 1;
-	assert_true(smartio_cold_next(base, reads, spent, 3));
+	assert_true(smartio_cold_next(base, reads, spent, false, 3));
+	assert_int_equal(spent[0] + spent[1] + spent[2], 0);
+	/* with writes: cold, one window spent */
+	assert_true(smartio_cold_next(base, reads, spent, true, 3));
 	assert_int_equal(spent[1], 1);
 	assert_int_equal(spent[0] + spent[2], 0);
 	/* until its budget is spent: then the stand-in serves */
 	for (i = 1; i < SMARTIO_COLD_WINDOWS; i++)
-		assert_true(smartio_cold_next(base, reads, spent, 3));
+		assert_true(smartio_cold_next(base, reads, spent, true, 3));
 	assert_int_equal(spent[1], SMARTIO_COLD_WINDOWS);
-	assert_false(smartio_cold_next(base, reads, spent, 3));
+	assert_false(smartio_cold_next(base, reads, spent, true, 3));
 	assert_int_equal(spent[1], SMARTIO_COLD_WINDOWS);
 	/* another class without a baseline has its own budget */
 	reads[2] = 7;
-	assert_true(smartio_cold_next(base, reads, spent, 3));
+	assert_true(smartio_cold_next(base, reads, spent, true, 3));
 	assert_int_equal(spent[2], 1);
 	/* once it has a baseline, it is warm */
 	base[2] = 900000;
-	assert_false(smartio_cold_next(base, reads, spent, 3));
+	assert_false(smartio_cold_next(base, reads, spent, true, 3));
 	assert_int_equal(spent[2], 1);
 }
 
 /*
  * Random windows against a plain count: cold exactly when some class with
  * reads has no baseline and fewer than SMARTIO_COLD_WINDOWS cold windows
- * so far, and no class is ever charged more than that.
+ * with writes so far; only windows with writes are charged, and no class
+ * ever more than that.
  */
 static void cold_matches_plain_count(void **unused)
 {
@@ -434,12 +438,13 @@ static void cold_matches_plain_count(void **unused)
 	u64 base[N] = { 0 };
 	unsigned int reads[N], spent[N] = { 0 }, want[N] = { 0 };
 	unsigned int round, c;
-	bool expect;
+	bool expect, writes;
 
 	(void)unused;
 	rng_seed(seed);
 	for (round = 0; round < 20000; round++) {
 		expect = false;
+		writes = rng_below(4);
 		for (c = 0; c < N; c++) {
 			/* baselines appear, rarely */
 			if (!base[c] && !rng_below(200))
@@ -447,12 +452,12 @@ static void cold_matches_plain_count(void **unused)
 			reads[c] = rng_below(3) ? 0 : rng_below(64);
 			if (!base[c] && reads[c] &&
 			    want[c] < SMARTIO_COLD_WINDOWS) {
-				want[c]++;
+				want[c] += writes;
 				expect = true;
 			}
 		}
-		assert_int_equal(smartio_cold_next(base, reads, spent, N),
-				 expect);
+		assert_int_equal(smartio_cold_next(base, reads, spent, writes,
+						   N), expect);
 		for (c = 0; c < N; c++) {
 			assert_int_equal(spent[c], want[c]);
 			assert_true(spent[c] <= SMARTIO_COLD_WINDOWS);

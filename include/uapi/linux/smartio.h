@@ -35,7 +35,21 @@
  *                         with no write around (0: none seen yet)
  *   controller_adjusts    windows that changed the write rate
  *   controller_windows    windows ended
+ *   baseline_stale_fixes  windows that corrected a stale baseline
+ *   controller_cold       1 while writes beside reads wait for a size
+ *                         class's first baseline (cold), else 0
+ *   cold_windows          windows that ended cold
  *   reads_inflight, writes_inflight   dispatched and not yet completed
+ *   nr_requests, async_depth   the queue's tags, and those writes may take
+ *   dispatch_empty        dispatch calls that found nothing ready
+ *   queue_kicks           queue runs by the hold timer
+ *   idle_guard            idle-class requests released by the starvation
+ *                         guard
+ *   idle_inflight         idle-class requests dispatched, not completed
+ *   dispatched_fg_read    reads of the foreground cgroup dispatched
+ *   bg_read_held          dispatch calls that held another app's read for
+ *                         bg_read_cap
+ *   fg_reads_inflight     the foreground's reads dispatched, not completed
  */
 #ifndef _UAPI_LINUX_SMARTIO_H
 #define _UAPI_LINUX_SMARTIO_H

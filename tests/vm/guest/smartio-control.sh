@@ -229,18 +229,24 @@ fio --filename="$dev" --output-format=json --direct=1 --time_based \
 	>/tmp/ctl-cold-writer.json 2>&1 &
 writer=$!
 sleep 1
+w0=$(smartio_stat nullb0 dispatched_be_write)
 phase cold
+# the writes beside the reader only (fio's count has the writer's seconds
+# alone before and after it)
+wios=$(($(smartio_stat nullb0 dispatched_be_write) - w0))
 wait $writer
 check_eq cold_writer_ok 0 $?
-wios=$(fio_total_ios /tmp/ctl-cold-writer.json write)
 cold_b4k=$(smartio_stat nullb0 read_baseline_4k_us)
 cold_n=$(smartio_stat nullb0 cold_windows)
 log "fresh instance beside a writer: 4 KiB baseline $cold_b4k us (alone at the start: $alone_b4k), $cold_n cold windows, read p90 $p90 us (controller off $off_p90, on $on_p90), rate $(smartio_stat nullb0 write_rate_kbps) KiB/s, $wios writes"
 check_ge cold_baseline_learnt 1 "$cold_b4k"
-check_le cold_baseline_near_alone $((alone_b4k * 2)) "$cold_b4k"
-# one class read: its SMARTIO_COLD_WINDOWS (10), and the first window,
-# cold before any class had reads
-check_ge cold_windows_seen 1 "$cold_n"
+# (on 6.1 the 4 KiB reads alone wait for null_blk's bandwidth tick: their
+# mean varies more)
+check_le cold_baseline_near_alone $((alone_b4k * 3)) "$cold_b4k"
+# the fresh instance's first window, and at least one that
+# smartio_cold_next() made cold; at most one class was read, so its
+# SMARTIO_COLD_WINDOWS (10) and that first window
+check_ge cold_windows_seen 2 "$cold_n"
 check_le cold_windows_bounded 11 "$cold_n"
 check_eq cold_ended 0 "$(smartio_stat nullb0 controller_cold)"
 check_le cold_rate_came_down 1048575 "$(smartio_stat nullb0 write_rate_kbps)"
