@@ -454,14 +454,19 @@ static u64 smartio_write_rate(struct smartio_data *sd)
 	return smartio_rate_tunable(sd);
 }
 
+/* The controller holds the read slowdown, the one that needs baselines. */
+static bool smartio_holds_slowdown(struct smartio_data *sd)
+{
+	return READ_ONCE(sd->controller) && !READ_ONCE(sd->read_lat_target_us);
+}
+
 /*
  * A size class with reads has no baseline yet, and the controller needs one
  * (smartio_cold_next()): writes beside reads wait for their deadline.
  */
 static bool smartio_cold(struct smartio_data *sd)
 {
-	return sd->cold && READ_ONCE(sd->controller) &&
-	       !READ_ONCE(sd->read_lat_target_us);
+	return sd->cold && smartio_holds_slowdown(sd);
 }
 
 static u64 smartio_burst(u64 rate)
@@ -555,8 +560,7 @@ static void smartio_window_end(struct smartio_data *sd, u64 now)
 		smartio_baseline_update(sd, c, now);
 	if (smartio_cold(sd))
 		sd->stats.cold_windows++;
-	/* cold holds nothing with the controller off or a latency target */
-	if (READ_ONCE(sd->controller) && !fixed)
+	if (smartio_holds_slowdown(sd))
 		sd->cold = smartio_cold_next(sd->baseline_ns, sd->win_class_n,
 					     sd->cold_windows, sd->win_writes,
 					     SMARTIO_SIZE_CLASSES);
