@@ -26,7 +26,8 @@
 # wait for the ticks the large ones empty) and the rate stays where it
 # was, since no write made them slow.
 # Last, a fresh instance with a writer when reads start: cold until
-# reads alone give the 4 KiB class a baseline (below).
+# reads alone give the 4 KiB class a baseline, and a reader walking every
+# size class beside a writer: cold stays bounded (below).
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 300
@@ -257,6 +258,51 @@ check_le cold_reads_held "$((on_p90 * 3))" "$p90"
 # 500 ms, 8 writes of 128 KiB a second, each 2 requests: null_blk's stop at
 # 255 sectors)
 check_ge cold_writes_at_floor_at_least $((RUNTIME * 8 * 2 * 3 / 4)) "$wios"
+
+# --- a reader that walks every size class: cold stays bounded ---------------
+# The hostile reader of the cold start: each size class read in turn for a
+# second, so every class in turn has reads and no baseline. Cold windows add
+# up over classes but stay within SMARTIO_COLD_WINDOWS (10) a class and the
+# first window (81), writes keep at least the floor all along, and cold ends
+# with the walk whether or not a class learnt a baseline (the 512 KiB reads
+# are split at null_blk's 255 sectors, into the 128 KiB and 4 KiB classes).
+sched_set nullb0 none
+sched_set nullb0 smartio || fail walk_smartio "expected smartio on nullb0"
+echo 200 >$io/target_slowdown_pct
+walk_s=8
+fio --filename="$dev" --output-format=json --direct=1 --time_based \
+	--runtime=$((walk_s + 4)) --name=writer --rw=randwrite --bs=128k \
+	--ioengine=libaio --iodepth=16 --offset=128M --size=128M \
+	>/tmp/ctl-walk-writer.json 2>&1 &
+writer=$!
+sleep 1
+w0=$(smartio_stat nullb0 dispatched_be_write)
+walk=
+for bs in 4k 8k 16k 32k 64k 128k 256k 512k; do
+	walk="$walk --name=r$bs --stonewall --bs=$bs --rw=randread --ioengine=psync --size=128M --runtime=1"
+done
+# shellcheck disable=SC2086
+fio --filename="$dev" --output-format=json --direct=1 --time_based $walk \
+	>/tmp/ctl-walk.json 2>/tmp/ctl-walk.err
+check_eq walk_fio_ok 0 $?
+wios=$(($(smartio_stat nullb0 dispatched_be_write) - w0))
+walk_n=$(smartio_stat nullb0 cold_windows)
+# a window past the walk with a read of a class that has a baseline (or a
+# spent budget) closes the last cold window
+sleep 1
+dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+wait $writer
+check_eq walk_writer_ok 0 $?
+bases=
+for c in 4k 8k 16k 32k 64k 128k 256k 512k; do
+	bases="$bases $c:$(smartio_stat nullb0 read_baseline_${c}_us)"
+done
+log "reader walking the size classes beside a writer: $walk_n cold windows, $wios writes in ~${walk_s} s, baselines (us)$bases"
+check_ge walk_cold_seen 2 "$walk_n"
+check_le walk_cold_bounded 81 "$walk_n"
+check_eq walk_cold_ended 0 "$(smartio_stat nullb0 controller_cold)"
+check_ge walk_writes_at_floor_at_least $((walk_s * 8 * 2 * 3 / 4)) "$wios"
+check_ge walk_baseline_4k 1 "$(smartio_stat nullb0 read_baseline_4k_us)"
 
 sched_set nullb0 none
 finish
