@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Host tests of the benchmark helpers a VM adds nothing to: the CSV notes and
 the results-page sections (bench/guest_csv.py), the "separable" verdict of the
-SmartIO report (bench/fio/report.py) and the seeded shuffle every SmartIO
+SmartIO report (bench/fio/report.py), the seeded shuffle every SmartIO
 benchmark orders its configs with (order_shuffle in
-tests/vm/guest/smartio-lib.sh, run by the host's sh and awk).
+tests/vm/guest/smartio-lib.sh, run by the host's sh and awk) and the VM
+runner's retry of a flaked boot (tests/vm/run.py's run_one).
 python3 -m unittest test_bench_helpers.py (make unit runs it)."""
 
+import contextlib
+import importlib.util
+import io
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 import unittest
 
@@ -119,6 +124,60 @@ class OrderShuffle(unittest.TestCase):
     def test_every_word_comes_first_somewhere(self):
         firsts = {shuffle(7, 1, "t%d" % t, self.WORDS)[0] for t in range(60)}
         self.assertEqual(firsts, set(self.WORDS))
+
+
+def load_runner():
+    spec = importlib.util.spec_from_file_location(
+        "vm_run", os.path.join(TOP, "tests", "vm", "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class FlakeRetry(unittest.TestCase):
+    """run_one retries a boot that splatted before the first insmod, and keeps
+    that boot's consoles (not its disk images) beside the retry's."""
+
+    def test_flaked_console_kept_and_retry_counted(self):
+        run = load_runner()
+        with tempfile.TemporaryDirectory() as d:
+            outdir = os.path.join(d, "vm", "k1", "t1")
+            attempts = []
+
+            class FakeRun:
+                def __init__(self, kver, spec, image, initrd):
+                    self.outdir, self.boots = outdir, [("cold", 1.0)]
+
+                def run(self):
+                    # as TestRun.run: the directory starts empty
+                    shutil.rmtree(outdir, ignore_errors=True)
+                    os.makedirs(outdir)
+                    attempts.append(1)
+                    first = len(attempts) == 1
+                    write(os.path.join(outdir, "console.txt"),
+                          "Oops: int3\n" if first else "fine\n")
+                    write(os.path.join(outdir, "state.img"), "x")
+                    self.flake = "splat: Oops: int3" if first else None
+                    self.cases = [] if first else [run.Case("k1", "t1", "c", True)]
+                    return self
+
+            class Spec:
+                name = "t1"
+
+            run.TestRun = FakeRun
+            flakes = []
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                cases, _ = run.run_one("k1", Spec, None, None, flakes)
+            self.assertEqual(len(attempts), 2)
+            self.assertEqual([c.name for c in cases], ["c"])
+            self.assertEqual(len(flakes), 1)
+            self.assertIn("t1.flake", flakes[0])
+            self.assertIn("Oops: int3", flakes[0])
+            self.assertEqual(read(os.path.join(outdir + ".flake", "console.txt")),
+                             "Oops: int3\n")
+            self.assertFalse(os.path.exists(os.path.join(outdir + ".flake", "state.img")))
+            self.assertEqual(read(os.path.join(outdir, "console.txt")), "fine\n")
 
 
 if __name__ == "__main__":

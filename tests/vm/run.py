@@ -51,7 +51,8 @@ IMPLEMENTATION NOTES
     deadline and is killed on every failure path, including Ctrl-C.  Console lines
     are scanned for kernel splats; one before "mobio: first insmod" is a bench
     flake and the test is run once more, as is a QEMU that dies of a signal
-    (QEMU 7.2's TCG segfaulted once in early boot, 2026-12-07) before it.
+    (QEMU 7.2's TCG segfaulted once in early boot, 2026-12-07) before it; the
+    flaked attempt's consoles and events stay in build/vm/KVER/TEST.flake/.
     A test's guest RAM is a file in /dev/shm (memory-backend-file, share=on) and
     QEMU runs with -no-reboot: a reset (sysrq b in the guest, or QMP system_reset
     from the host) ends that QEMU, and the next one starts on the same RAM file,
@@ -1433,8 +1434,13 @@ def run_one(kver, spec, image, rd, flakes):
     t = time.time()
     r = TestRun(kver, spec, image, rd).run()
     if r.flake:
-        flakes.append("%s %s: before the first insmod, retried: %s"
-                      % (kver, spec.name, r.flake))
+        # the retry starts from an empty directory: keep the flaked boot's
+        # consoles and events (not its disk images) to diagnose it
+        kept = r.outdir + ".flake"
+        shutil.rmtree(kept, ignore_errors=True)
+        shutil.copytree(r.outdir, kept, ignore=shutil.ignore_patterns("*.img"))
+        flakes.append("%s %s: before the first insmod, retried (its console in %s): %s"
+                      % (kver, spec.name, os.path.relpath(kept, TOP), r.flake))
         log("bench flake: " + flakes[-1])
         r = TestRun(kver, spec, image, rd).run()
     log("%s: %s done in %.1f s" % (kver, spec.name, time.time() - t))
