@@ -68,6 +68,20 @@ phase() {
 	log "$1: read p90 $p90 us, $rios reads, $wios writes; $(tr '\n' ' ' </sys/kernel/debug/block/nullb0/sched/stats | grep -o 'write_rate_kbps [0-9]*\|read_lat_us [0-9]*\|read_target_us [0-9]*\|read_slowdown_pct [0-9]*\|read_baseline_4k_us [0-9]*\|controller_adjusts [0-9]*\|dispatch_empty [0-9]*\|queue_kicks [0-9]*' | tr '\n' ' ')"
 }
 
+# writer_ahead NAME SECONDS: the 128 KiB O_DIRECT writer (16 in flight) for
+# SECONDS in the background, a second ahead of the reads so that its writes
+# fill the device when the first read comes (fio's jobs started together let
+# a few reads go first); sets writer (its pid) and w0 (writes dispatched so far)
+writer_ahead() {
+	fio --filename="$dev" --output-format=json --direct=1 --time_based \
+		--runtime="$2" --name=writer --rw=randwrite --bs=128k \
+		--ioengine=libaio --iodepth=16 --offset=128M --size=128M \
+		>/tmp/ctl-$1-writer.json 2>&1 &
+	writer=$!
+	sleep 1
+	w0=$(smartio_stat nullb0 dispatched_be_write)
+}
+
 phase alone
 alone_p90=$p90
 b4k=$(smartio_stat nullb0 read_baseline_4k_us)
@@ -222,15 +236,7 @@ check_eq cold_fresh_is_cold 1 "$(smartio_stat nullb0 controller_cold)"
 # the bench's point that ran away; at 110% a stand-in slowed by writes is
 # cut sooner, and its fastest read, alone by chance, often ends it
 echo 200 >$io/target_slowdown_pct
-# the writer a second ahead: its writes fill the device when the first
-# read comes (fio's jobs started together let a few reads go first)
-fio --filename="$dev" --output-format=json --direct=1 --time_based \
-	--runtime=$((RUNTIME + 2)) --name=writer --rw=randwrite --bs=128k \
-	--ioengine=libaio --iodepth=16 --offset=128M --size=128M \
-	>/tmp/ctl-cold-writer.json 2>&1 &
-writer=$!
-sleep 1
-w0=$(smartio_stat nullb0 dispatched_be_write)
+writer_ahead cold $((RUNTIME + 2))
 phase cold
 # the writes beside the reader only (fio's count has the writer's seconds
 # alone before and after it)
@@ -270,13 +276,7 @@ sched_set nullb0 none
 sched_set nullb0 smartio || fail walk_smartio "expected smartio on nullb0"
 echo 200 >$io/target_slowdown_pct
 walk_s=8
-fio --filename="$dev" --output-format=json --direct=1 --time_based \
-	--runtime=$((walk_s + 4)) --name=writer --rw=randwrite --bs=128k \
-	--ioengine=libaio --iodepth=16 --offset=128M --size=128M \
-	>/tmp/ctl-walk-writer.json 2>&1 &
-writer=$!
-sleep 1
-w0=$(smartio_stat nullb0 dispatched_be_write)
+writer_ahead walk $((walk_s + 4))
 walk=
 for bs in 4k 8k 16k 32k 64k 128k 256k 512k; do
 	walk="$walk --name=r$bs --stonewall --bs=$bs --rw=randread --ioengine=psync --size=128M --runtime=1"
