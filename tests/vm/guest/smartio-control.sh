@@ -26,8 +26,9 @@
 # wait for the ticks the large ones empty) and the rate stays where it
 # was, since no write made them slow.
 # Last, a fresh instance with a writer when reads start: cold until
-# reads alone give the 4 KiB class a baseline, and a reader walking every
-# size class beside a writer: cold stays bounded (below).
+# reads alone give the 4 KiB class a baseline; a reader walking every size
+# class beside a writer; and a class read too sparsely ever to get a
+# baseline, whose budget ends the hold (below).
 # vm-kmod: null_blk
 # vm-bin: /usr/bin/fio
 # vm-timeout: 300
@@ -66,6 +67,15 @@ phase() {
 	wios=$(fio_total_ios /tmp/ctl-$1.json write)
 	rios=$(fio_total_ios /tmp/ctl-$1.json read)
 	log "$1: read p90 $p90 us, $rios reads, $wios writes; $(tr '\n' ' ' </sys/kernel/debug/block/nullb0/sched/stats | grep -o 'write_rate_kbps [0-9]*\|read_lat_us [0-9]*\|read_target_us [0-9]*\|read_slowdown_pct [0-9]*\|read_baseline_4k_us [0-9]*\|controller_adjusts [0-9]*\|dispatch_empty [0-9]*\|queue_kicks [0-9]*' | tr '\n' ' ')"
+}
+
+# fresh_instance NAME: a new smartio instance (no baseline, cold) at a 200%
+# target, the bench's point that ran away (at 110% a stand-in slowed by
+# writes is cut sooner, and its fastest read, alone by chance, often ends it)
+fresh_instance() {
+	sched_set nullb0 none
+	sched_set nullb0 smartio || fail "$1_smartio" "expected smartio on nullb0"
+	echo 200 >$io/target_slowdown_pct
 }
 
 # writer_ahead NAME SECONDS: the 128 KiB O_DIRECT writer (16 in flight) for
@@ -229,13 +239,9 @@ echo 90 >$io/read_lat_pct
 # for their deadline and the floor) until the 4 KiB class has a baseline
 # from reads alone, which is near the one learnt alone at the start, and
 # then the controller holds the reads to the target.
-sched_set nullb0 none
-sched_set nullb0 smartio || fail cold_smartio "expected smartio on nullb0"
+fresh_instance cold
 check_eq cold_fresh_no_baseline 0 "$(smartio_stat nullb0 read_baseline_4k_us)"
 check_eq cold_fresh_is_cold 1 "$(smartio_stat nullb0 controller_cold)"
-# the bench's point that ran away; at 110% a stand-in slowed by writes is
-# cut sooner, and its fastest read, alone by chance, often ends it
-echo 200 >$io/target_slowdown_pct
 writer_ahead cold $((RUNTIME + 2))
 phase cold
 # the writes beside the reader only (fio's count has the writer's seconds
@@ -268,13 +274,12 @@ check_ge cold_writes_at_floor_at_least $((RUNTIME * 8 * 2 * 3 / 4)) "$wios"
 # --- a reader that walks every size class: cold stays bounded ---------------
 # The hostile reader of the cold start: each size class read in turn for a
 # second, so every class in turn has reads and no baseline. Cold windows add
-# up over classes but stay within SMARTIO_COLD_WINDOWS (10) a class and the
-# first window (81), writes keep at least the floor all along, and cold ends
-# with the walk whether or not a class learnt a baseline (the 512 KiB reads
+# up over classes (at most SMARTIO_COLD_WINDOWS, 10, a class and the first
+# window: 81; the budget itself is tested in the next section), writes keep
+# at least the floor all along, and cold ends with the walk whether or not
+# a class learnt a baseline (the 512 KiB reads
 # are split at null_blk's 255 sectors, into the 128 KiB and 4 KiB classes).
-sched_set nullb0 none
-sched_set nullb0 smartio || fail walk_smartio "expected smartio on nullb0"
-echo 200 >$io/target_slowdown_pct
+fresh_instance walk
 walk_s=8
 writer_ahead walk $((walk_s + 4))
 walk=
@@ -303,6 +308,30 @@ check_le walk_cold_bounded 81 "$walk_n"
 check_eq walk_cold_ended 0 "$(smartio_stat nullb0 controller_cold)"
 check_ge walk_writes_at_floor_at_least $((walk_s * 8 * 2 * 3 / 4)) "$wios"
 check_ge walk_baseline_4k 1 "$(smartio_stat nullb0 read_baseline_4k_us)"
+
+# --- a class that never gets a baseline: its budget ends the hold -------------
+# The walk above cannot tell a bounded budget from none: each class is read
+# for a second, 10 windows, and most learn a baseline sooner. Here 64 KiB
+# reads come 5 a second for 5 s: 25 reads, fewer than the 32 alone a
+# baseline takes, so the class never gets one, and every window with a read
+# would make the next cold (about 25) were the budget not spent after 10.
+fresh_instance sparse
+writer_ahead sparse 7
+fio --filename="$dev" --output-format=json --direct=1 --time_based --runtime=5 \
+	--name=sparse --rw=randread --bs=64k --rate_iops=5 --ioengine=psync \
+	--size=128M >/tmp/ctl-sparse.json 2>/tmp/ctl-sparse.err
+check_eq sparse_fio_ok 0 $?
+sparse_reads=$(fio_total_ios /tmp/ctl-sparse.json read)
+sparse_n=$(smartio_stat nullb0 cold_windows)
+wait $writer
+check_eq sparse_writer_ok 0 $?
+log "64 KiB reads 5 a second beside a writer: $sparse_reads reads, $sparse_n cold windows, 64 KiB baseline $(smartio_stat nullb0 read_baseline_64k_us) us"
+check_le sparse_too_few_for_a_baseline 31 "$sparse_reads"
+check_eq sparse_no_baseline 0 "$(smartio_stat nullb0 read_baseline_64k_us)"
+# the class's 10 windows and the fresh instance's first; one more if a
+# window ends between a read's insertion and its completion
+check_ge sparse_budget_spent 10 "$sparse_n"
+check_le sparse_budget_bounds_cold 12 "$sparse_n"
 
 sched_set nullb0 none
 finish
